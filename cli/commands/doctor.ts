@@ -1,0 +1,70 @@
+import { existsSync } from 'node:fs';
+import { checkMatrixCredentials } from '../../adapters/matrix/check-credentials.ts';
+import { checkTelegramCredentials } from '../../adapters/telegram/check-credentials.ts';
+import { type Config, loadConfig } from '../../src/config/load.ts';
+import { redact } from '../../src/config/secrets.ts';
+import { type CheckResult, type CheckStatus, checkModelEndpoint } from '../../src/doctor.ts';
+import { loadMigrations, schemaStatus } from '../../src/store/migrate.ts';
+import { embeddedDbPath, openDb } from '../../src/store/open-db.ts';
+import type { CliIo } from '../io.ts';
+
+const LABEL: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
+
+/** One line per check; exit 1 when any check fails. */
+export async function doctorCommand(io: CliIo): Promise<number> {
+  let failed = false;
+  let secrets: readonly string[] = [];
+  const line = (name: string, result: CheckResult) => {
+    if (result.status === 'fail') failed = true;
+    io.stdout.write(redact(`${LABEL[result.status]} ${name.padEnd(9)} ${result.detail}\n`, secrets));
+  };
+
+  let config: Config;
+  try {
+    config = loadConfig(io.env, io.cwd);
+    secrets = config.secrets;
+    line('config', { status: 'ok', detail: config.configFile ?? 'environment only (no STEWARD_CONFIG)' });
+  } catch (error) {
+    line('config', { status: 'fail', detail: (error as Error).message });
+    return 1;
+  }
+
+  line('database', await checkDatabase(config));
+  if (config.model.name) {
+    line('model', await checkModelEndpoint(config.model.baseUrl, config.model.name, config.model.apiKey));
+  } else {
+    line('model', { status: 'fail', detail: 'STEWARD_MODEL is not set; e.g. STEWARD_MODEL=llama3.1:8b' });
+  }
+  if (config.telegram)
+    line('telegram', await checkTelegramCredentials(config.telegram.apiRoot, config.telegram.token));
+  if (config.matrix)
+    line('matrix', await checkMatrixCredentials(config.matrix.homeserver, config.matrix.accessToken));
+  if (!config.telegram && !config.matrix) {
+    line('channels', { status: 'warn', detail: 'none configured; steward start needs Telegram or Matrix' });
+  }
+  return failed ? 1 : 0;
+}
+
+async function checkDatabase(config: Config): Promise<CheckResult> {
+  if (!config.databaseUrl && !existsSync(embeddedDbPath(config.dataDir))) {
+    return { status: 'ok', detail: `embedded; created at ${embeddedDbPath(config.dataDir)} on first use` };
+  }
+  try {
+    const db = await openDb(config);
+    try {
+      const status = await schemaStatus(db, loadMigrations());
+      const where = `${db.kind === 'pglite' ? 'embedded ' : ''}${db.location}`;
+      if (status.pending.length > 0) {
+        return {
+          status: 'warn',
+          detail: `${where}: ${status.pending.length} migration(s) pending; run steward migrate (start and chat apply them too)`,
+        };
+      }
+      return { status: 'ok', detail: `${where}: schema ${status.current}/${status.latest}` };
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    return { status: 'fail', detail: (error as Error).message };
+  }
+}

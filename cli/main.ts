@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { redact, secretValues } from '../src/config/secrets.ts';
+import { ConfigError, exitCodeFor, StoreError, UsageError } from '../src/errors.ts';
+import { chatCommand } from './commands/chat.ts';
+import { doctorCommand } from './commands/doctor.ts';
+import { migrateCommand } from './commands/migrate.ts';
+import { startCommand } from './commands/start.ts';
+import { type CliIo, processIo } from './io.ts';
+
+interface Command {
+  summary: string;
+  run(io: CliIo, args: string[]): Promise<number>;
+}
+
+const noArgs = (run: (io: CliIo) => Promise<number>) => (io: CliIo) => run(io);
+
+const COMMANDS: Record<string, Command> = {
+  start: { summary: 'run every configured channel (Telegram, Matrix)', run: noArgs(startCommand) },
+  chat: {
+    summary: 'talk here: each input line is a message from the owner; replies on stdout',
+    run: noArgs(chatCommand),
+  },
+  migrate: { summary: 'apply migrations/ to the configured database and exit', run: noArgs(migrateCommand) },
+  doctor: {
+    summary: 'check configuration, database, model endpoint and platform credentials',
+    run: noArgs(doctorCommand),
+  },
+};
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  return [
+    'Usage: steward <command> [options]',
+    '',
+    'Commands:',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Options:',
+    '  -h, --help   show this help (also after a command)',
+    '  --version    print the version',
+    '',
+    'Configuration comes from STEWARD_* environment variables and the optional file named by',
+    'STEWARD_CONFIG; README.md lists them.',
+  ].join('\n');
+}
+
+/** Runs one command and returns its exit status. Known failures print one line, never a stack. */
+export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  try {
+    if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+      io.stdout.write(`${usage()}\n`);
+      return name === undefined ? 2 : 0;
+    }
+    if (name === '--version') {
+      const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+        version: string;
+      };
+      io.stdout.write(`steward ${pkg.version}\n`);
+      return 0;
+    }
+    const command = COMMANDS[name];
+    if (!command) throw new UsageError(`unknown command '${name}'`);
+    const { values } = parseCommandArgs(name, rest);
+    if (values.help) {
+      io.stdout.write(`steward ${name}: ${command.summary}\n`);
+      return 0;
+    }
+    return await command.run(io, rest);
+  } catch (error) {
+    const message = redact((error as Error).message ?? String(error), secretValues(io.env));
+    if (error instanceof UsageError) {
+      io.stderr.write(`steward: ${message}\n\n${usage()}\n`);
+    } else if (error instanceof ConfigError || error instanceof StoreError) {
+      io.stderr.write(`steward: ${message}\n`);
+    } else {
+      // A bug, not an operator mistake: keep it to one line, but say so.
+      io.stderr.write(`steward: unexpected failure: ${message}\n`);
+    }
+    return exitCodeFor(error);
+  }
+}
+
+function parseCommandArgs(name: string, args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: { help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    const option = /'([^']+)'/.exec((error as Error).message)?.[1];
+    throw new UsageError(
+      option ? `unknown option '${option}' for steward ${name}` : `bad arguments for steward ${name}`,
+    );
+  }
+}

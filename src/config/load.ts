@@ -1,0 +1,228 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { type Document, isMap, isScalar, LineCounter, parseDocument } from 'yaml';
+import { ConfigError } from '../errors.ts';
+import { configFileSchema, ENV_KEYS, FIX_HINTS, type LogLevel, SECRET_FILE_KEYS } from './schema.ts';
+import { maskUrl, secretValues } from './secrets.ts';
+
+export interface Config {
+  dataDir: string;
+  workspace: string;
+  logLevel: LogLevel;
+  /** Unset means the embedded PGlite database under `dataDir/pg`. */
+  databaseUrl?: string;
+  model: { baseUrl: string; name?: string; apiKey?: string };
+  telegram?: { token: string; ownerId: number; apiRoot: string };
+  matrix?: { homeserver: string; accessToken: string; owner: string };
+  configFile?: string;
+  /** Literal secret values, for redaction wherever text leaves the process. */
+  secrets: string[];
+}
+
+export type Env = Record<string, string | undefined>;
+
+const DEFAULT_MODEL_BASE_URL = 'http://127.0.0.1:11434/v1';
+const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
+
+type Tree = Record<string, unknown>;
+
+/** Reads the optional file named by STEWARD_CONFIG, lays the environment over it and validates. */
+export function loadConfig(env: Env, cwd = process.cwd()): Config {
+  const file = env.STEWARD_CONFIG ? resolve(cwd, env.STEWARD_CONFIG) : undefined;
+  const parsed = file ? readConfigFile(file) : undefined;
+  const tree: Tree = structuredClone(parsed?.tree ?? {});
+  const where = (key: string): string => {
+    const envKey = ENV_KEYS.find((k) => k.path.join('.') === key && set(env[k.env]));
+    if (envKey) return envKey.env;
+    const line = parsed?.lineOf(key);
+    return `${file} ${line ? `line ${line}, ` : ''}key ${key}`;
+  };
+
+  for (const { env: name, path, integer } of ENV_KEYS) {
+    const value = env[name];
+    if (!set(value)) continue;
+    setIn(tree, path, integer && /^\d+$/.test(value) ? Number(value) : value);
+  }
+
+  const validate = new Ajv({ allErrors: false, strict: true }).compile(configFileSchema);
+  if (!validate(tree)) throw new ConfigError(describeSchemaError(validate.errors?.[0], where));
+
+  const t = tree as {
+    data_dir?: string;
+    workspace?: string;
+    log_level?: LogLevel;
+    model?: { base_url?: string; name?: string };
+    telegram?: { owner_id?: number; api_root?: string };
+    matrix?: { homeserver?: string; owner?: string };
+  };
+  // Paths from the environment are relative to the working directory; paths from the file, to the file.
+  const base = (key: string) => (where(key).startsWith('STEWARD_') || !file ? cwd : dirname(file));
+  const dataDir = resolve(base('data_dir'), t.data_dir ?? './data');
+  const workspace = t.workspace ? resolve(base('workspace'), t.workspace) : resolve(dataDir, 'workspace');
+
+  const modelBaseUrl = t.model?.base_url ?? DEFAULT_MODEL_BASE_URL;
+  checkHttpUrl(modelBaseUrl, 'model.base_url', where);
+
+  const config: Config = {
+    dataDir,
+    workspace,
+    logLevel: t.log_level ?? 'info',
+    model: { baseUrl: modelBaseUrl.replace(/\/+$/, '') },
+    secrets: secretValues(env),
+  };
+  if (file) config.configFile = file;
+  if (t.model?.name) config.model.name = t.model.name;
+  if (set(env.STEWARD_MODEL_API_KEY)) config.model.apiKey = env.STEWARD_MODEL_API_KEY;
+
+  const dbUrl = env.STEWARD_DATABASE_URL;
+  if (set(dbUrl)) {
+    if (!/^postgres(ql)?:\/\/[^\s]+$/.test(dbUrl) || !URL.canParse(dbUrl)) {
+      throw new ConfigError(
+        `config: STEWARD_DATABASE_URL (${maskUrl(dbUrl)}) is not a PostgreSQL URL; use postgres://user:password@host:5432/dbname, or unset it for the embedded database`,
+      );
+    }
+    config.databaseUrl = dbUrl;
+  }
+
+  const token = env.STEWARD_TELEGRAM_TOKEN;
+  if (set(token)) {
+    if (t.telegram?.owner_id === undefined) {
+      throw new ConfigError(
+        'config: STEWARD_TELEGRAM_TOKEN is set but STEWARD_TELEGRAM_OWNER_ID is not; set it to your numeric Telegram user id (ask @userinfobot), e.g. STEWARD_TELEGRAM_OWNER_ID=123456789',
+      );
+    }
+    const apiRoot = t.telegram.api_root ?? DEFAULT_TELEGRAM_API_ROOT;
+    checkHttpUrl(apiRoot, 'telegram.api_root', where);
+    config.telegram = { token, ownerId: t.telegram.owner_id, apiRoot: apiRoot.replace(/\/+$/, '') };
+  }
+
+  const homeserver = t.matrix?.homeserver;
+  if (homeserver) {
+    checkHttpUrl(homeserver, 'matrix.homeserver', where);
+    const accessToken = env.STEWARD_MATRIX_ACCESS_TOKEN;
+    if (!set(accessToken)) {
+      throw new ConfigError(
+        `config: ${where('matrix.homeserver')} turns Matrix on but STEWARD_MATRIX_ACCESS_TOKEN is not set; set it to the bot account's access token`,
+      );
+    }
+    if (!t.matrix?.owner) {
+      throw new ConfigError(
+        `config: ${where('matrix.homeserver')} turns Matrix on but STEWARD_MATRIX_OWNER is not set; ${FIX_HINTS['matrix.owner']}`,
+      );
+    }
+    config.matrix = { homeserver: homeserver.replace(/\/+$/, ''), accessToken, owner: t.matrix.owner };
+  }
+  return config;
+}
+
+/** The model name is needed only by commands that talk to the model. */
+export function requireModel(config: Config): string {
+  if (config.model.name) return config.model.name;
+  throw new ConfigError(
+    'config: STEWARD_MODEL is not set; name the model your endpoint serves, e.g. STEWARD_MODEL=llama3.1:8b (or model.name in the config file)',
+  );
+}
+
+function set(value: string | undefined): value is string {
+  return value !== undefined && value !== '';
+}
+
+function setIn(tree: Tree, path: readonly string[], value: unknown): void {
+  let node = tree;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Tree;
+  }
+  node[path[path.length - 1] as string] = value;
+}
+
+function checkHttpUrl(value: string, key: string, where: (key: string) => string): void {
+  let ok = false;
+  try {
+    const url = new URL(value);
+    ok = url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    ok = false;
+  }
+  if (!ok)
+    throw new ConfigError(`config: ${where(key)}: "${value}" is not an http(s) URL; ${FIX_HINTS[key]}`);
+}
+
+function describeSchemaError(error: ErrorObject | undefined, where: (key: string) => string): string {
+  if (!error) return 'config: invalid configuration';
+  const key = error.instancePath.slice(1).replaceAll('/', '.');
+  if (error.keyword === 'additionalProperties') {
+    const extra = String((error.params as { additionalProperty: string }).additionalProperty);
+    const full = key ? `${key}.${extra}` : extra;
+    const secretVar = SECRET_FILE_KEYS[full];
+    if (secretVar) {
+      return `config: ${where(full)} is a secret and secrets come from the environment only; remove it from the file and set ${secretVar}`;
+    }
+    const known = Object.keys(FIX_HINTS)
+      .filter((k) => k.startsWith(key ? `${key}.` : ''))
+      .map((k) => k.slice(key ? key.length + 1 : 0).split('.')[0]);
+    return `config: ${where(full)}: unknown key; remove it or use one of ${[...new Set(known)].join(', ')}`;
+  }
+  const problem =
+    error.keyword === 'type'
+      ? `must be ${error.params.type === 'object' ? 'a mapping of keys' : `a${/^[aeiou]/.test(error.params.type) ? 'n' : ''} ${error.params.type}`}`
+      : error.keyword === 'minLength'
+        ? 'must not be empty'
+        : error.keyword === 'enum'
+          ? 'is not an allowed value'
+          : error.keyword === 'pattern'
+            ? 'is not in the expected form'
+            : (error.message ?? 'is invalid');
+  const hint = FIX_HINTS[key];
+  return `config: ${where(key)}: ${problem}${hint ? `; ${hint}` : ''}`;
+}
+
+interface ParsedFile {
+  tree: Tree;
+  lineOf(key: string): number | undefined;
+}
+
+function readConfigFile(file: string): ParsedFile {
+  if (!existsSync(file)) {
+    throw new ConfigError(
+      `config: STEWARD_CONFIG names ${file}, which does not exist; create it or unset STEWARD_CONFIG`,
+    );
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `config: cannot read ${file} (${(error as NodeJS.ErrnoException).code}); check its permissions`,
+    );
+  }
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const syntax = doc.errors[0];
+  if (syntax) {
+    const line = lines.linePos(syntax.pos[0]).line;
+    const reason = syntax.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '');
+    throw new ConfigError(`config: ${file} line ${line}: ${reason}; fix the YAML (or JSON) syntax there`);
+  }
+  const tree = doc.toJS() ?? {};
+  if (typeof tree !== 'object' || Array.isArray(tree)) {
+    throw new ConfigError(`config: ${file}: the top level must be a mapping of keys, e.g. "log_level: info"`);
+  }
+  return { tree, lineOf: (key) => lineOfKey(doc, lines, key.split('.')) };
+}
+
+function lineOfKey(doc: Document, lines: LineCounter, path: string[]): number | undefined {
+  let node: unknown = doc.contents;
+  let line: number | undefined;
+  for (const segment of path) {
+    if (!isMap(node)) return line;
+    const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === segment);
+    if (!pair) return line;
+    const range = isScalar(pair.key) ? pair.key.range : undefined;
+    if (range) line = lines.linePos(range[0]).line;
+    node = pair.value;
+  }
+  return line;
+}

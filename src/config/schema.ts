@@ -1,0 +1,67 @@
+// The shape of the optional config file. Secrets are deliberately absent: they come from the
+// environment only, and a file that names one is refused with a pointer to the variable.
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const path = { type: 'string', minLength: 1 } as const;
+const url = { type: 'string', minLength: 1 } as const;
+
+export const configFileSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    data_dir: path,
+    workspace: path,
+    log_level: { type: 'string', enum: LOG_LEVELS },
+    model: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { base_url: url, name: { type: 'string', minLength: 1 } },
+    },
+    telegram: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { owner_id: { type: 'integer', minimum: 1 }, api_root: url },
+    },
+    matrix: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { homeserver: url, owner: { type: 'string', pattern: '^@[^:\\s]+:\\S+$' } },
+    },
+  },
+} as const;
+
+/** Environment variables that set a file key; the environment wins over the file. */
+export const ENV_KEYS: ReadonlyArray<{ env: string; path: readonly string[]; integer?: boolean }> = [
+  { env: 'STEWARD_DATA_DIR', path: ['data_dir'] },
+  { env: 'STEWARD_WORKSPACE', path: ['workspace'] },
+  { env: 'STEWARD_LOG_LEVEL', path: ['log_level'] },
+  { env: 'STEWARD_MODEL_BASE_URL', path: ['model', 'base_url'] },
+  { env: 'STEWARD_MODEL', path: ['model', 'name'] },
+  { env: 'STEWARD_TELEGRAM_OWNER_ID', path: ['telegram', 'owner_id'], integer: true },
+  { env: 'STEWARD_TELEGRAM_API_ROOT', path: ['telegram', 'api_root'] },
+  { env: 'STEWARD_MATRIX_HOMESERVER', path: ['matrix', 'homeserver'] },
+  { env: 'STEWARD_MATRIX_OWNER', path: ['matrix', 'owner'] },
+];
+
+/** Keys an operator might put in the file that must live in the environment instead. */
+export const SECRET_FILE_KEYS: Readonly<Record<string, string>> = {
+  database_url: 'STEWARD_DATABASE_URL',
+  'model.api_key': 'STEWARD_MODEL_API_KEY',
+  'telegram.token': 'STEWARD_TELEGRAM_TOKEN',
+  'matrix.access_token': 'STEWARD_MATRIX_ACCESS_TOKEN',
+};
+
+/** How to fix a bad value, by key. */
+export const FIX_HINTS: Readonly<Record<string, string>> = {
+  data_dir: 'give a folder path, e.g. ./data',
+  workspace: 'give a folder path, e.g. ./data/workspace',
+  log_level: `use one of ${LOG_LEVELS.join(', ')}`,
+  'model.base_url': 'give the endpoint ending in /v1, e.g. http://127.0.0.1:11434/v1',
+  'model.name': 'name the model on your endpoint, e.g. llama3.1:8b',
+  'telegram.owner_id': 'use your numeric Telegram user id, e.g. 123456789',
+  'telegram.api_root': 'give an http(s) URL, e.g. https://api.telegram.org',
+  'matrix.homeserver': 'give the homeserver URL, e.g. https://matrix.example.org',
+  'matrix.owner': 'use a full Matrix ID, e.g. @me:example.org',
+};

@@ -1,0 +1,260 @@
+// The OpenAI Chat Completions wire format, streamed: Ollama, vLLM, llama.cpp, LM Studio and OpenAI
+// all serve it. undici rather than a vendor SDK: one small dependency already used for web_fetch,
+// and full control over timeouts, aborts and how a broken stream is reported.
+import { request } from 'undici';
+import { createSseParser } from './sse.ts';
+import type { ChatMessage, ModelRequest, Provider, ProviderEvent, StopReason, ToolCall } from './types.ts';
+
+export interface OpenAiCompatibleOptions {
+  baseUrl: string;
+  apiKey?: string;
+}
+
+export function openAiCompatible(options: OpenAiCompatibleOptions): Provider {
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  return {
+    kind: 'openai-compatible',
+    stream: (req) => streamCompletion(url, options.apiKey, req),
+  };
+}
+
+async function* streamCompletion(
+  url: string,
+  apiKey: string | undefined,
+  req: ModelRequest,
+): AsyncGenerator<ProviderEvent> {
+  let afterOutput = false;
+  const fail = (kind: Extract<ProviderEvent, { type: 'error' }>['kind'], message: string, extra = {}) =>
+    ({ type: 'error', kind, message, retryable: false, afterOutput, ...extra }) as ProviderEvent;
+
+  let response: Awaited<ReturnType<typeof request>>;
+  try {
+    response = await request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+      },
+      body: JSON.stringify(wireBody(req)),
+      signal: req.signal,
+    });
+  } catch (error) {
+    yield transportError(error, url, afterOutput, req.signal);
+    return;
+  }
+
+  if (response.statusCode !== 200) {
+    const detail = await readErrorBody(response.body);
+    const status = response.statusCode;
+    yield fail('http', `${url} answered HTTP ${status}${detail ? `: ${detail}` : ''}`, {
+      status,
+      retryable: status === 429 || status >= 500,
+    });
+    return;
+  }
+
+  const parser = createSseParser();
+  const decoder = new TextDecoder();
+  const calls = new Map<number, ToolCall>();
+  let stopReason: StopReason | undefined;
+  let finished = false;
+
+  const handle = function* (payload: string): Generator<ProviderEvent> {
+    if (payload.trim() === '[DONE]') {
+      finished = true;
+      return;
+    }
+    let chunk: WireChunk;
+    try {
+      chunk = JSON.parse(payload) as WireChunk;
+    } catch {
+      yield fail('protocol', `${url} sent a stream chunk that is not JSON`);
+      finished = true;
+      return;
+    }
+    if (chunk.error) {
+      yield fail('http', `${url} reported an error mid-stream: ${errorText(chunk.error)}`);
+      finished = true;
+      return;
+    }
+    const choice = chunk.choices?.[0];
+    const text = choice?.delta?.content;
+    if (typeof text === 'string' && text !== '') {
+      afterOutput = true;
+      yield { type: 'text_delta', text };
+    }
+    for (const part of choice?.delta?.tool_calls ?? []) {
+      const index = part.index ?? 0;
+      const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
+      if (part.id) call.id = part.id;
+      if (part.function?.name) call.name += part.function.name;
+      if (part.function?.arguments) call.arguments += part.function.arguments;
+      calls.set(index, call);
+    }
+    if (choice?.finish_reason) stopReason = mapStop(choice.finish_reason);
+    if (chunk.usage) {
+      yield {
+        type: 'usage',
+        inputTokens: chunk.usage.prompt_tokens ?? 0,
+        outputTokens: chunk.usage.completion_tokens ?? 0,
+      };
+    }
+  };
+
+  try {
+    for await (const bytes of response.body) {
+      for (const payload of parser.push(decoder.decode(bytes as Uint8Array, { stream: true }))) {
+        for (const event of handle(payload)) {
+          yield event;
+          if (event.type === 'error') return;
+        }
+      }
+    }
+    for (const payload of parser.end()) {
+      for (const event of handle(payload)) {
+        yield event;
+        if (event.type === 'error') return;
+      }
+    }
+  } catch (error) {
+    yield transportError(error, url, afterOutput, req.signal);
+    return;
+  }
+
+  if (!finished && !stopReason) {
+    yield fail('protocol', `${url} ended the stream before it finished the reply`);
+    return;
+  }
+  const ordered = [...calls.entries()].sort(([a], [b]) => a - b);
+  for (const [index, call] of ordered) {
+    afterOutput = true;
+    yield { type: 'tool_call', call: { ...call, id: call.id || `call_${index}` } };
+  }
+  yield { type: 'done', stopReason: ordered.length > 0 ? 'tool_calls' : (stopReason ?? 'stop') };
+}
+
+function wireBody(req: ModelRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: req.model,
+    messages: req.messages.map(wireMessage),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  // A step without tools sends no `tools` field at all, not an empty list.
+  if (req.tools && req.tools.length > 0) {
+    body.tools = req.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.inputSchema },
+    }));
+  }
+  if (req.effort === 'low') body.reasoning_effort = 'low';
+  return body;
+}
+
+function wireMessage(message: ChatMessage): Record<string, unknown> {
+  switch (message.role) {
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.callId, content: message.content };
+    case 'assistant':
+      if (!message.toolCalls?.length) return { role: 'assistant', content: message.content };
+      return {
+        role: 'assistant',
+        content: message.content || null,
+        tool_calls: message.toolCalls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.arguments },
+        })),
+      };
+    default:
+      return { role: message.role, content: message.content };
+  }
+}
+
+interface WireChunk {
+  error?: unknown;
+  choices?: Array<{
+    delta?: {
+      content?: string | null;
+      tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
+    };
+    finish_reason?: string | null;
+  }>;
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+}
+
+function mapStop(reason: string): StopReason {
+  if (reason === 'stop' || reason === 'tool_calls' || reason === 'length') return reason;
+  return reason === 'function_call' ? 'tool_calls' : 'other';
+}
+
+function errorText(error: unknown): string {
+  if (typeof error === 'string') return error;
+  const message = (error as { message?: unknown })?.message;
+  return typeof message === 'string' ? message : JSON.stringify(error).slice(0, 300);
+}
+
+async function readErrorBody(body: AsyncIterable<unknown> & { text(): Promise<string> }): Promise<string> {
+  let text = '';
+  try {
+    text = await body.text();
+  } catch {
+    return '';
+  }
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
+    if (parsed.error) return errorText(parsed.error);
+    if (typeof parsed.message === 'string') return parsed.message;
+  } catch {
+    // Not JSON: fall through to the raw text.
+  }
+  return text.replace(/\s+/g, ' ').trim().slice(0, 300);
+}
+
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'the connection closed',
+};
+
+function transportError(
+  error: unknown,
+  url: string,
+  afterOutput: boolean,
+  signal: AbortSignal | undefined,
+): ProviderEvent {
+  if (signal?.aborted) {
+    return {
+      type: 'error',
+      kind: 'aborted',
+      message: 'the request was cancelled',
+      retryable: false,
+      afterOutput,
+    };
+  }
+  const e = error as { code?: string; cause?: { code?: string }; message?: string };
+  const code = e.code ?? e.cause?.code ?? '';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return {
+      type: 'error',
+      kind: 'timeout',
+      message: `${url} did not answer in time`,
+      retryable: true,
+      afterOutput,
+    };
+  }
+  const reason = REASONS[code] ?? e.message ?? String(error);
+  return {
+    type: 'error',
+    kind: 'unreachable',
+    message: `cannot reach ${url}: ${reason}`,
+    retryable: !afterOutput,
+    afterOutput,
+  };
+}

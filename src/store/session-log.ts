@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import type { SessionEvent, SessionEventData } from '../core/session-events.ts';
+import type { Db } from './db.ts';
+
+export interface Session {
+  id: string;
+  channel: string;
+  room: string;
+  createdAt: Date;
+}
+
+interface SessionRow {
+  id: string;
+  channel: string;
+  room: string;
+  created_at: Date;
+}
+
+const toSession = (row: SessionRow): Session => ({
+  id: row.id,
+  channel: row.channel,
+  room: row.room,
+  createdAt: row.created_at,
+});
+
+/** Sessions and their append-only event log. */
+export function sessionLog(db: Db) {
+  const findOpen = async (channel: string, room: string) => {
+    const found = await db.query<SessionRow>(
+      'select id, channel, room, created_at from sessions where channel = $1 and room = $2 and ended_at is null',
+      [channel, room],
+    );
+    return found.rows[0] ? toSession(found.rows[0]) : undefined;
+  };
+
+  return {
+    /** The open session of a room, created on first use. Safe when two callers race. */
+    async open(channel: string, room: string): Promise<Session> {
+      const existing = await findOpen(channel, room);
+      if (existing) return existing;
+      await db.query(
+        `insert into sessions (id, channel, room) values ($1, $2, $3)
+         on conflict (channel, room) where ended_at is null do nothing`,
+        [randomUUID(), channel, room],
+      );
+      const created = await findOpen(channel, room);
+      if (!created) throw new Error(`session for ${channel}/${room} vanished while it was opened`);
+      return created;
+    },
+
+    /** Closes the room's open session and opens a fresh one; the old events stay in the log. */
+    async startFresh(channel: string, room: string): Promise<Session> {
+      const id = randomUUID();
+      await db.transaction(async (tx) => {
+        await tx.query(
+          'update sessions set ended_at = now() where channel = $1 and room = $2 and ended_at is null',
+          [channel, room],
+        );
+        await tx.query('insert into sessions (id, channel, room) values ($1, $2, $3)', [id, channel, room]);
+      });
+      const session = await findOpen(channel, room);
+      if (!session || session.id !== id) throw new Error(`new session for ${channel}/${room} was not stored`);
+      return session;
+    },
+
+    async append(sessionId: string, data: SessionEventData, turnId: string | null = null): Promise<number> {
+      const { kind, ...payload } = data;
+      const result = await db.query<{ id: number }>(
+        'insert into session_events (session_id, turn_id, kind, payload) values ($1, $2, $3, $4) returning id',
+        [sessionId, turnId, kind, JSON.stringify(payload)],
+      );
+      return result.rows[0]?.id ?? 0;
+    },
+
+    async events(sessionId: string): Promise<SessionEvent[]> {
+      const result = await db.query<{
+        id: number;
+        session_id: string;
+        turn_id: string | null;
+        kind: string;
+        payload: Record<string, unknown>;
+        created_at: Date;
+      }>(
+        'select id, session_id, turn_id, kind, payload, created_at from session_events where session_id = $1 order by id',
+        [sessionId],
+      );
+      return result.rows.map((row) => ({
+        id: row.id,
+        sessionId: row.session_id,
+        turnId: row.turn_id,
+        data: { kind: row.kind, ...row.payload } as SessionEventData,
+        createdAt: row.created_at,
+      }));
+    },
+  };
+}
+
+export type SessionLog = ReturnType<typeof sessionLog>;
