@@ -50,23 +50,23 @@ export interface Backend {
 }
 
 /** PGlite always; PostgreSQL when the test service is there (and required under CI=true). */
-export function backends(): Backend[] {
-  const list: Backend[] = [
-    {
-      name: 'pglite',
-      async open() {
-        const dir = tempDir();
-        const db = await openPglite(join(dir.path, 'pg'));
-        return {
-          db,
-          async cleanup() {
-            await db.close();
-            dir.remove();
-          },
-        };
+export const embeddedBackend: Backend = {
+  name: 'pglite',
+  async open() {
+    const dir = tempDir();
+    const db = await openPglite(join(dir.path, 'pg'));
+    return {
+      db,
+      async cleanup() {
+        await db.close();
+        dir.remove();
       },
-    },
-  ];
+    };
+  },
+};
+
+export function backends(): Backend[] {
+  const list: Backend[] = [embeddedBackend];
   const url = postgresUrl();
   if (url) {
     list.push({
