@@ -31,17 +31,21 @@ export function createLogger(
   secrets: readonly string[],
   destination: DestinationStream = pino.destination(2),
 ): Logger {
+  // Values are looked for as written and as they appear inside a JSON string (once or twice
+  // escaped, for a JSON body logged as a string field); redact() takes the longest first.
+  const jsonEscape = (s: string): string => JSON.stringify(s).slice(1, -1);
+  const needles = [
+    ...new Set(
+      secrets.filter((s) => s.length > 0).flatMap((s) => [s, jsonEscape(s), jsonEscape(jsonEscape(s))]),
+    ),
+  ];
   return pino(
     {
       level,
       base: undefined,
       redact: { paths: SECRET_PATHS, censor: '[redacted]' },
       hooks: {
-        streamWrite: (line) =>
-          redact(
-            line,
-            secrets.flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]),
-          ),
+        streamWrite: (line) => redact(line, needles),
       },
     },
     destination,

@@ -4,7 +4,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { type Document, isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.ts';
 import { configFileSchema, ENV_KEYS, FIX_HINTS, type LogLevel, SECRET_FILE_KEYS } from './schema.ts';
-import { maskUrl, secretValues } from './secrets.ts';
+import { maskUrl, redact, secretValues } from './secrets.ts';
 
 export interface Config {
   dataDir: string;
@@ -29,6 +29,18 @@ type Tree = Record<string, unknown>;
 
 /** Reads the optional file named by STEWARD_CONFIG, lays the environment over it and validates. */
 export function loadConfig(env: Env, cwd = process.cwd()): Config {
+  try {
+    return load(env, cwd);
+  } catch (error) {
+    // Whatever went into the message (a value, a key, a path), it stays one line and secret-free.
+    if (error instanceof ConfigError) {
+      throw new ConfigError(redact(error.message, secretValues(env)).replace(/\s*[\r\n]+\s*/g, ' '));
+    }
+    throw error;
+  }
+}
+
+function load(env: Env, cwd: string): Config {
   const file = env.STEWARD_CONFIG ? resolve(cwd, env.STEWARD_CONFIG) : undefined;
   const parsed = file ? readConfigFile(file) : undefined;
   const tree: Tree = structuredClone(parsed?.tree ?? {});
@@ -58,7 +70,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
   };
   // Paths from the environment are relative to the working directory; paths from the file, to the file.
   const base = (key: string) => (where(key).startsWith('STEWARD_') || !file ? cwd : dirname(file));
-  const dataDir = resolve(base('data_dir'), t.data_dir ?? './data');
+  const dataDir = t.data_dir ? resolve(base('data_dir'), t.data_dir) : resolve(cwd, 'data');
   const workspace = t.workspace ? resolve(base('workspace'), t.workspace) : resolve(dataDir, 'workspace');
 
   const modelBaseUrl = t.model?.base_url ?? DEFAULT_MODEL_BASE_URL;
@@ -147,7 +159,9 @@ function checkHttpUrl(value: string, key: string, where: (key: string) => string
     ok = false;
   }
   if (!ok)
-    throw new ConfigError(`config: ${where(key)}: "${value}" is not an http(s) URL; ${FIX_HINTS[key]}`);
+    throw new ConfigError(
+      `config: ${where(key)}: ${JSON.stringify(URL.canParse(value) ? maskUrl(value) : value)} is not an http(s) URL; ${FIX_HINTS[key]}`,
+    );
 }
 
 function describeSchemaError(error: ErrorObject | undefined, where: (key: string) => string): string {

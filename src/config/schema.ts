@@ -22,7 +22,11 @@ export const configFileSchema = {
     telegram: {
       type: 'object',
       additionalProperties: false,
-      properties: { owner_id: { type: 'integer', minimum: 1 }, api_root: url },
+      // Beyond 2^53 a number loses digits, and the owner would silently never be recognised.
+      properties: {
+        owner_id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+        api_root: url,
+      },
     },
     matrix: {
       type: 'object',

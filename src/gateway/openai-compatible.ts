@@ -27,6 +27,15 @@ async function* streamCompletion(
   const fail = (kind: Extract<ProviderEvent, { type: 'error' }>['kind'], message: string, extra = {}) =>
     ({ type: 'error', kind, message, retryable: false, afterOutput, ...extra }) as ProviderEvent;
 
+  let body: string;
+  try {
+    body = JSON.stringify(wireBody(req));
+  } catch (error) {
+    // Deterministic: the same request would fail the same way on any retry or other model.
+    yield fail('protocol', `cannot encode the request for ${url}: ${(error as Error).message ?? error}`);
+    return;
+  }
+
   let response: Awaited<ReturnType<typeof request>>;
   try {
     response = await request(url, {
@@ -36,7 +45,7 @@ async function* streamCompletion(
         accept: 'text/event-stream',
         ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
       },
-      body: JSON.stringify(wireBody(req)),
+      body,
       signal: req.signal,
     });
   } catch (error) {
@@ -46,6 +55,10 @@ async function* streamCompletion(
 
   if (response.statusCode !== 200) {
     const detail = await readErrorBody(response.body);
+    if (req.signal?.aborted) {
+      yield transportError(req.signal.reason, url, afterOutput, req.signal);
+      return;
+    }
     const status = response.statusCode;
     yield fail('http', `${url} answered HTTP ${status}${detail ? `: ${detail}` : ''}`, {
       status,
@@ -57,62 +70,97 @@ async function* streamCompletion(
   const parser = createSseParser();
   const decoder = new TextDecoder();
   const calls = new Map<number, ToolCall>();
+  let lastIndex: number | undefined;
   let stopReason: StopReason | undefined;
   let finished = false;
 
-  const handle = function* (payload: string): Generator<ProviderEvent> {
+  /** The slot a tool-call delta belongs to. Servers that omit `index` are told apart by `id`. */
+  const slotOf = (part: WireToolCall): number => {
+    if (typeof part.index === 'number') return part.index;
+    if (part.id) {
+      for (const [index, call] of calls) if (call.id === part.id) return index;
+      return calls.size === 0 ? 0 : Math.max(...calls.keys()) + 1;
+    }
+    return lastIndex ?? 0;
+  };
+
+  /** The events of one SSE payload. Throws on a chunk of the wrong shape. */
+  const interpret = (payload: string): ProviderEvent[] => {
     if (payload.trim() === '[DONE]') {
       finished = true;
-      return;
+      return [];
     }
     let chunk: WireChunk;
     try {
       chunk = JSON.parse(payload) as WireChunk;
     } catch {
-      yield fail('protocol', `${url} sent a stream chunk that is not JSON`);
-      finished = true;
-      return;
+      return [fail('protocol', `${url} sent a stream chunk that is not JSON`)];
+    }
+    if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) {
+      return [fail('protocol', `${url} sent a stream chunk that is not an object`)];
     }
     if (chunk.error) {
-      yield fail('http', `${url} reported an error mid-stream: ${errorText(chunk.error)}`);
-      finished = true;
-      return;
+      return [fail('http', `${url} reported an error mid-stream: ${errorText(chunk.error)}`)];
     }
+    const events: ProviderEvent[] = [];
     const choice = chunk.choices?.[0];
     const text = choice?.delta?.content;
     if (typeof text === 'string' && text !== '') {
       afterOutput = true;
-      yield { type: 'text_delta', text };
+      events.push({ type: 'text_delta', text });
     }
     for (const part of choice?.delta?.tool_calls ?? []) {
-      const index = part.index ?? 0;
+      const index = slotOf(part);
       const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
       if (part.id) call.id = part.id;
       if (part.function?.name) call.name += part.function.name;
       if (part.function?.arguments) call.arguments += part.function.arguments;
       calls.set(index, call);
+      lastIndex = index;
     }
     if (choice?.finish_reason) stopReason = mapStop(choice.finish_reason);
     if (chunk.usage) {
-      yield {
+      events.push({
         type: 'usage',
         inputTokens: chunk.usage.prompt_tokens ?? 0,
         outputTokens: chunk.usage.completion_tokens ?? 0,
-      };
+      });
     }
+    return events;
   };
 
+  /** Events for a batch of payloads; stops at the first error and at [DONE]. */
+  const handle = (payloads: string[]): ProviderEvent[] => {
+    const events: ProviderEvent[] = [];
+    for (const payload of payloads) {
+      try {
+        events.push(...interpret(payload));
+      } catch (error) {
+        events.push(fail('protocol', `${url} sent a malformed stream chunk: ${(error as Error).message}`));
+      }
+      if (finished || events.at(-1)?.type === 'error') break;
+    }
+    return events;
+  };
+
+  // Only the transport may fail inside this loop: malformed chunks become events in `handle`.
   try {
     for await (const bytes of response.body) {
-      for (const payload of parser.push(decoder.decode(bytes as Uint8Array, { stream: true }))) {
-        for (const event of handle(payload)) {
-          yield event;
-          if (event.type === 'error') return;
+      for (const event of handle(parser.push(decoder.decode(bytes as Uint8Array, { stream: true })))) {
+        // A cancelled request ends as cancelled, even if the rest of the reply was already buffered.
+        if (req.signal?.aborted) {
+          yield transportError(req.signal.reason, url, afterOutput, req.signal);
+          return;
         }
+        yield event;
+        if (event.type === 'error') return;
       }
+      // [DONE] ends the reply even if the server keeps the connection open; leaving the loop
+      // releases the body.
+      if (finished) break;
     }
-    for (const payload of parser.end()) {
-      for (const event of handle(payload)) {
+    if (!finished) {
+      for (const event of handle([...parser.push(decoder.decode()), ...parser.end()])) {
         yield event;
         if (event.type === 'error') return;
       }
@@ -122,6 +170,10 @@ async function* streamCompletion(
     return;
   }
 
+  if (req.signal?.aborted) {
+    yield transportError(req.signal.reason, url, afterOutput, req.signal);
+    return;
+  }
   if (!finished && !stopReason) {
     yield fail('protocol', `${url} ended the stream before it finished the reply`);
     return;
@@ -172,12 +224,18 @@ function wireMessage(message: ChatMessage): Record<string, unknown> {
   }
 }
 
+interface WireToolCall {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
 interface WireChunk {
   error?: unknown;
   choices?: Array<{
     delta?: {
       content?: string | null;
-      tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
+      tool_calls?: WireToolCall[];
     };
     finish_reason?: string | null;
   }>;
@@ -245,7 +303,7 @@ function transportError(
       type: 'error',
       kind: 'timeout',
       message: `${url} did not answer in time`,
-      retryable: true,
+      retryable: !afterOutput,
       afterOutput,
     };
   }

@@ -4,6 +4,7 @@
 export function createSseParser(): { push(chunk: string): string[]; end(): string[] } {
   let buffer = '';
   let data: string[] = [];
+  let pendingCr = false;
   const takeLines = (final: boolean): string[] => {
     const out: string[] = [];
     const lines = buffer.split(/\r\n|\r|\n/);
@@ -14,6 +15,9 @@ export function createSseParser(): { push(chunk: string): string[]; end(): strin
         data = [];
       } else if (line.startsWith('data:')) {
         data.push(line.slice(line[5] === ' ' ? 6 : 5));
+      } else if (line === 'data') {
+        // A field line without a colon is that field with an empty value.
+        data.push('');
       }
       // Comments (":") and other fields (event, id, retry) carry nothing these APIs need.
     }
@@ -25,9 +29,14 @@ export function createSseParser(): { push(chunk: string): string[]; end(): strin
   };
   return {
     push(chunk) {
+      // A "\r" that ended the previous chunk already ended its line: a "\n" opening this chunk is
+      // the second half of that "\r\n", not another (blank) line.
+      if (pendingCr && chunk !== '') {
+        if (chunk.startsWith('\n')) chunk = chunk.slice(1);
+        pendingCr = false;
+      }
       buffer += chunk;
-      // A trailing "\r" may be the first half of "\r\n"; wait for the next chunk to decide.
-      if (buffer.endsWith('\r')) return [];
+      if (buffer.endsWith('\r')) pendingCr = true;
       return takeLines(false);
     },
     end: () => takeLines(true),

@@ -1,6 +1,6 @@
 // The one test double: an OpenAI-compatible HTTP server that answers from a script, so the real
 // provider client runs over real sockets. It records every request for assertions.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type ScriptStep =
@@ -12,14 +12,35 @@ export type ScriptStep =
       finish?: string;
       /** Stop after the chunks without finish_reason or [DONE], as a crashed server would. */
       cutOff?: boolean;
+      /** After the chunks, send `{"error": error}` as an SSE event and end the response. */
+      error?: unknown;
+      /** After the chunks, keep the response open without finishing it until the client leaves. */
+      hold?: boolean;
+      /** Wait this long before sending the response headers. */
+      headerDelayMs?: number;
     }
   | { status: number; body: unknown }
   /** Accept the request, then destroy the socket without answering. */
-  | { drop: true };
+  | { drop: true }
+  /**
+   * A 200 event-stream response whose body is exactly `raw`, written piece by piece (the pieces are
+   * separate writes, `pauseMs` apart), so SSE text can be split at chosen byte boundaries.
+   */
+  | {
+      raw: Array<string | Uint8Array>;
+      pauseMs?: number;
+      /** Keep the response open after the last piece until the client leaves. */
+      hold?: boolean;
+      /** After the pieces, destroy the socket instead of ending the response cleanly. */
+      destroy?: boolean;
+      headerDelayMs?: number;
+    };
 
 export interface ScriptedModel {
   baseUrl: string;
   requests: Array<Record<string, unknown>>;
+  /** The headers of each recorded chat request, in the same order as `requests`. */
+  headers: IncomingHttpHeaders[];
   models: string[];
   close(): Promise<void>;
 }
@@ -29,11 +50,24 @@ export const reply = (text: string, usage = { prompt_tokens: 12, completion_toke
   usage,
 });
 
+/** One SSE event carrying `data` as JSON text, for building `raw` steps. */
+export const sseEvent = (data: unknown): string => `data: ${JSON.stringify(data)}\n\n`;
+
+/** A chat.completion.chunk object with one choice, for building `raw` steps. */
+export const wireChunk = (delta: unknown, finish: string | null = null): Record<string, unknown> => ({
+  id: 'c1',
+  object: 'chat.completion.chunk',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export async function startScriptedModel(
   script: ScriptStep[],
   models = ['test-model'],
 ): Promise<ScriptedModel> {
   const requests: Array<Record<string, unknown>> = [];
+  const headers: IncomingHttpHeaders[] = [];
   const steps = [...script];
   const server = createServer(async (req, res) => {
     if (req.method === 'GET' && req.url === '/v1/models') {
@@ -46,6 +80,7 @@ export async function startScriptedModel(
     }
     const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
     requests.push(body);
+    headers.push(req.headers);
     const step = steps.shift();
     if (!step) {
       json(res, 500, { error: { message: 'the scripted model has no more steps' } });
@@ -59,7 +94,24 @@ export async function startScriptedModel(
       json(res, step.status, step.body);
       return;
     }
+    // A client that leaves early must not turn later writes into server errors.
+    res.on('error', () => {});
+    if (step.headerDelayMs) await sleep(step.headerDelayMs);
+    if (res.destroyed) return;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    if ('raw' in step) {
+      for (const [i, piece] of step.raw.entries()) {
+        if (res.destroyed) return;
+        res.write(piece);
+        if (step.pauseMs && i < step.raw.length - 1) await sleep(step.pauseMs);
+      }
+      if (step.destroy) {
+        // Let the pieces reach the client before the connection goes.
+        await sleep(step.pauseMs ?? 20);
+        req.socket.destroy();
+      } else if (!step.hold) res.end();
+      return;
+    }
     const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
     const chunk = (delta: unknown, finish: string | null = null) =>
       send({
@@ -88,6 +140,11 @@ export async function startScriptedModel(
       res.end();
       return;
     }
+    if (step.error !== undefined) {
+      res.end(`data: ${JSON.stringify({ error: step.error })}\n\n`);
+      return;
+    }
+    if (step.hold) return;
     chunk({}, step.finish ?? (step.toolCalls?.length ? 'tool_calls' : 'stop'));
     if (step.usage) send({ id: 'c1', object: 'chat.completion.chunk', choices: [], usage: step.usage });
     res.end('data: [DONE]\n\n');
@@ -97,6 +154,7 @@ export async function startScriptedModel(
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    headers,
     models,
     close: () =>
       new Promise((resolve) => {
