@@ -7,6 +7,7 @@ import { createLogger } from '../src/log.ts';
 import type { Db } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { sessionLog } from '../src/store/session-log.ts';
+import { createToolRegistry } from '../src/tools/registry.ts';
 import { reply, type ScriptedModel, startScriptedModel } from './support/scripted-model.ts';
 import { embeddedBackend } from './support/services.ts';
 
@@ -21,6 +22,10 @@ async function collect(run: (sink: (e: OutboundEvent) => void) => Promise<void>)
   return events;
 }
 
+const routeTo = (baseUrl: string) => ({
+  name: 'default',
+  entries: [{ providerName: 'default', provider: openAiCompatible({ baseUrl }), model: 'test-model' }],
+});
 const lastMessages = (m: ScriptedModel) => (m.requests.at(-1)?.messages ?? []) as unknown[];
 
 describe('assistant over a real store and the scripted model', () => {
@@ -49,7 +54,10 @@ describe('assistant over a real store and the scripted model', () => {
       log: silent,
       now: fixedNow,
       owners: { test: 'owner-1' },
-      route: { name: 'default', model: 'test-model', provider: openAiCompatible({ baseUrl: model.baseUrl }) },
+      route: routeTo(model.baseUrl),
+      tools: createToolRegistry([]),
+      workspace: '/nonexistent',
+      retry: { retries: 0 },
     });
   const from = (senderId: string, text: string) => ({ channel: 'test', room: 'r1', senderId, text });
 
@@ -66,6 +74,7 @@ describe('assistant over a real store and the scripted model', () => {
     expect((await sessionLog(db).events(session.id)).map((e) => e.data.kind)).toEqual([
       'user_message',
       'assistant_message',
+      'turn_ended',
     ]);
     const usage = await db.query<{ tokens_in: number; tokens_out: number; outcome: string }>(
       'select tokens_in, tokens_out, outcome from usage',
@@ -123,11 +132,9 @@ describe('assistant over a real store and the scripted model', () => {
         db,
         log: silent,
         owners: { test: 'owner-1' },
-        route: {
-          name: 'default',
-          model: 'test-model',
-          provider: openAiCompatible({ baseUrl: local.baseUrl }),
-        },
+        route: routeTo(local.baseUrl),
+        tools: createToolRegistry([]),
+        workspace: '/nonexistent',
       });
       const replies: string[] = [];
       const sink = (e: OutboundEvent) => {

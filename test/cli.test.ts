@@ -124,7 +124,8 @@ describe('steward chat against an OpenAI-compatible endpoint', () => {
     expect(run.stdout).toBe('Hello there! How can I help?\n');
     expect(run.code).toBe(0);
     expect(model.requests[0]).toMatchObject({ model: 'test-model', stream: true });
-    expect(model.requests[0]).not.toHaveProperty('tools');
+    const tools = (model.requests[0]?.tools ?? []) as Array<{ function: { name: string } }>;
+    expect(tools.map((t) => t.function.name).sort()).toEqual(['calculate', 'convert_time', 'current_time']);
   });
 
   it('answers piped lines in order, skips blank ones, and remembers across runs through the log', async () => {

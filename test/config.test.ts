@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Config, type Env, loadConfig, requireModel } from '../src/config/load.ts';
+import { type Config, type Env, loadConfig, requireDefaultRoute } from '../src/config/load.ts';
 import { maskUrl, redact, SECRET_ENV_VARS, secretValues } from '../src/config/secrets.ts';
 import { ConfigError } from '../src/errors.ts';
 
@@ -52,6 +52,19 @@ describe('loadConfig: defaults', () => {
       workspace: join(cwd, 'data', 'workspace'),
       logLevel: 'info',
       model: { baseUrl: 'http://127.0.0.1:11434/v1' },
+      models: {
+        providers: { default: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1' } },
+        routes: {},
+        prices: {},
+        secrets: [],
+        loop: {
+          maxSteps: 16,
+          maxRepeats: 3,
+          parallelTools: 4,
+          toolTimeoutMs: 60_000,
+          permissionTimeoutMs: 1_800_000,
+        },
+      },
       secrets: [],
     } satisfies Config);
     expect(config.databaseUrl).toBeUndefined();
@@ -531,19 +544,77 @@ describe('loadConfig: errors', () => {
   });
 });
 
-describe('requireModel', () => {
-  it('returns the configured model name', () => {
-    expect(requireModel(loadConfig({ STEWARD_MODEL: 'llama3.1:8b' }, cwd))).toBe('llama3.1:8b');
+describe('requireDefaultRoute', () => {
+  it('returns the configured model on the default endpoint', () => {
+    expect(requireDefaultRoute(loadConfig({ STEWARD_MODEL: 'llama3.1:8b' }, cwd))).toEqual([
+      { provider: 'default', model: 'llama3.1:8b' },
+    ]);
     const file = writeConfig('model:\n  name: from-file\n');
-    expect(requireModel(loadConfig({ STEWARD_CONFIG: file }, cwd))).toBe('from-file');
+    expect(requireDefaultRoute(loadConfig({ STEWARD_CONFIG: file }, cwd))).toEqual([
+      { provider: 'default', model: 'from-file' },
+    ]);
+  });
+
+  it('takes routes and providers from the file; STEWARD_MODEL in the environment wins', () => {
+    const file = writeConfig(
+      [
+        'providers:',
+        '  cloud: { kind: anthropic, base_url: "https://api.example.com/", api_key_env: CLOUD_KEY }',
+        'routes:',
+        '  default:',
+        '    - { provider: default, model: small }',
+        '    - { provider: cloud, model: big }',
+        'prices:',
+        '  big: { input_per_mtok: 3, output_per_mtok: 15 }',
+        'loop: { max_steps: 8 }',
+      ].join('\n'),
+    );
+    const config = loadConfig({ STEWARD_CONFIG: file, CLOUD_KEY: 'cloud-secret-key' }, cwd);
+    expect(requireDefaultRoute(config)).toEqual([
+      { provider: 'default', model: 'small' },
+      { provider: 'cloud', model: 'big' },
+    ]);
+    expect(config.models.providers.cloud).toEqual({
+      kind: 'anthropic',
+      baseUrl: 'https://api.example.com',
+      apiKey: 'cloud-secret-key',
+    });
+    expect(config.models.prices.big).toEqual({ inputPerMTok: 3, outputPerMTok: 15 });
+    expect(config.models.loop).toMatchObject({ maxSteps: 8, maxRepeats: 3, parallelTools: 4 });
+    expect(config.secrets).toContain('cloud-secret-key');
+    const overridden = loadConfig(
+      { STEWARD_CONFIG: file, CLOUD_KEY: 'k-123', STEWARD_MODEL: 'envmodel' },
+      cwd,
+    );
+    expect(requireDefaultRoute(overridden)).toEqual([{ provider: 'default', model: 'envmodel' }]);
+  });
+
+  it.each([
+    [
+      'routes:\n  default:\n    - { provider: nowhere, model: m }\n',
+      /routes.default: entry 1 names provider "nowhere", which is not defined/,
+    ],
+    [
+      'providers:\n  cloud: { kind: anthropic, base_url: "https://x", api_key_env: NOT_SET_ANYWHERE }\n',
+      /names NOT_SET_ANYWHERE, which is not set/,
+    ],
+    ['providers:\n  default: { kind: openai, base_url: "https://x" }\n', /the name "default" is taken/],
+    [
+      'providers:\n  cloud: { kind: gemini, base_url: "https://x" }\n',
+      /key providers.cloud.kind: is not an allowed value/,
+    ],
+    ['loop: { max_steps: 1 }\n', /loop.max_steps: .*2 to 100/],
+  ])('refuses a bad model section: %s', (text, expected) => {
+    const file = writeConfig(text);
+    expect(() => loadConfig({ STEWARD_CONFIG: file }, cwd)).toThrow(expected);
   });
 
   it('throws a one-line ConfigError naming STEWARD_MODEL with an example', () => {
     const config = loadConfig({}, cwd);
-    expect(() => requireModel(config)).toThrow(ConfigError);
+    expect(() => requireDefaultRoute(config)).toThrow(ConfigError);
     let message = '';
     try {
-      requireModel(config);
+      requireDefaultRoute(config);
     } catch (error) {
       message = (error as Error).message;
     }

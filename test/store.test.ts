@@ -145,7 +145,7 @@ for (const backend of backends()) {
         model: 'm',
         route: 'default',
       });
-      await log.append(session.id, { kind: 'tool_call', call });
+      await log.append(session.id, { kind: 'tool_started', callId: 'call_1', tool: 'current_time' });
       await log.append(session.id, {
         kind: 'tool_result',
         callId: 'call_1',

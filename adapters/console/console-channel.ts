@@ -1,6 +1,13 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { Channel, OutboundEvent } from '../../src/channel/port.ts';
+import {
+  type Channel,
+  type OutboundEvent,
+  PERMISSION_DECISIONS,
+  type PermissionDecision,
+  type PermissionPrompt,
+  type ReplySink,
+} from '../../src/channel/port.ts';
 import type { Assistant } from '../../src/core/assistant.ts';
 
 /** Whoever holds the terminal holds the data folder: the console speaks as the owner. */
@@ -13,12 +20,61 @@ export interface ConsoleIo {
   errors: Writable;
 }
 
+export function renderPrompt(prompt: PermissionPrompt): string {
+  return [
+    `[permission] ${prompt.tool} wants to run`,
+    `  arguments: ${prompt.args}`,
+    `  danger: ${prompt.score} (${prompt.level}), layer: ${prompt.layer}`,
+    `  why: ${prompt.rationale}`,
+    'answer once, session or deny: ',
+  ].join('\n');
+}
+
 /**
- * Each input line is one message from the owner. Replies stream to `output` as they arrive and end
- * with a newline; notices go to `errors`. Works the same on a pipe as on a terminal, and returns
- * at end of input once every line has been answered.
+ * Each input line is one message from the owner, or the answer to a waiting permission prompt.
+ * Replies and prompts go to `output`, tool activity and notices to `errors`. Works the same on a
+ * pipe as on a terminal, and returns at end of input once every line has been handled.
  */
 export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
+  const waiting: PermissionPrompt[] = [];
+  let midLine = false;
+  const endLine = () => {
+    if (midLine) io.output.write('\n');
+    midLine = false;
+  };
+  const sink: ReplySink = (event: OutboundEvent) => {
+    switch (event.type) {
+      case 'text_delta':
+        io.output.write(event.text);
+        midLine = true;
+        break;
+      case 'reply':
+        // A streamed reply is already on screen; only the line end is missing.
+        io.output.write(midLine ? '\n' : `${event.text}\n`);
+        midLine = false;
+        break;
+      case 'notice':
+        endLine();
+        io.errors.write(`steward: ${event.text}\n`);
+        break;
+      case 'tool_started':
+        endLine();
+        io.errors.write(`· ${event.tool} ${event.args}\n`);
+        break;
+      case 'tool_finished':
+        io.errors.write(`${event.ok ? '✓' : '✗'} ${event.tool} (${event.durationMs} ms)\n`);
+        break;
+      case 'permission_prompt':
+        endLine();
+        waiting.push(event.prompt);
+        io.output.write(`${renderPrompt(event.prompt)}\n`);
+        break;
+      case 'permission_settled':
+        io.errors.write(`steward: ${event.decision} by ${event.decidedBy}\n`);
+        break;
+    }
+  };
+
   return {
     name: CONSOLE_CHANNEL,
     async run(assistant: Assistant, signal: AbortSignal) {
@@ -28,32 +84,36 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
         crlfDelay: Number.POSITIVE_INFINITY,
       });
       signal.addEventListener('abort', () => lines.close(), { once: true });
+      await assistant.recover((channel, r) => (channel === CONSOLE_CHANNEL && r === room ? sink : undefined));
+      for (const prompt of await assistant.pendingPrompts(CONSOLE_CHANNEL, room))
+        sink({ type: 'permission_prompt', prompt });
       const interactive = io.input.isTTY === true;
       if (interactive) io.errors.write('steward: type a message and press Enter; Ctrl-D ends.\n> ');
       for await (const line of lines) {
         if (signal.aborted) break;
-        if (line.trim() !== '') {
-          let midLine = false;
+        const text = line.trim();
+        const prompt = waiting[0];
+        if (prompt && text !== '') {
+          const decision = text.toLowerCase() as PermissionDecision;
+          if (!PERMISSION_DECISIONS.includes(decision)) {
+            io.output.write('answer once, session or deny: \n');
+          } else {
+            waiting.shift();
+            const result = await assistant.decide(
+              { requestId: prompt.requestId, decision, channel: CONSOLE_CHANNEL, senderId: CONSOLE_OWNER },
+              sink,
+            );
+            if (!result.ok) sink({ type: 'notice', level: 'info', text: result.text });
+          }
+        } else if (text !== '') {
           await assistant.handle(
             { channel: CONSOLE_CHANNEL, room, senderId: CONSOLE_OWNER, text: line },
-            (event: OutboundEvent) => {
-              if (event.type === 'text_delta') {
-                io.output.write(event.text);
-                midLine = true;
-              } else if (event.type === 'reply') {
-                // A streamed reply is already on screen; only the line end is missing.
-                io.output.write(midLine ? '\n' : `${event.text}\n`);
-                midLine = false;
-              } else {
-                if (midLine) io.output.write('\n');
-                midLine = false;
-                io.errors.write(`steward: ${event.text}\n`);
-              }
-            },
+            sink,
           );
         }
         if (interactive) io.errors.write('> ');
       }
+      endLine();
     },
   };
 }

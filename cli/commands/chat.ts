@@ -1,25 +1,35 @@
 import { CONSOLE_CHANNEL, CONSOLE_OWNER, consoleChannel } from '../../adapters/console/console-channel.ts';
-import { requireModel } from '../../src/config/load.ts';
+import { requireDefaultRoute } from '../../src/config/load.ts';
 import { createAssistant } from '../../src/core/assistant.ts';
-import { openAiCompatible } from '../../src/gateway/openai-compatible.ts';
+import { buildRoute } from '../../src/gateway/build-route.ts';
+import { builtinPureTools } from '../../src/tools/builtin/index.ts';
+import { createToolRegistry } from '../../src/tools/registry.ts';
 import type { CliIo } from '../io.ts';
 import { loadRuntime, openStore } from '../runtime.ts';
 
 export async function chatCommand(io: CliIo): Promise<number> {
   const runtime = loadRuntime(io, true);
   const { config, log } = runtime;
-  const model = requireModel(config);
+  requireDefaultRoute(config);
+  const route = buildRoute('default', config.models);
   const db = await openStore(runtime);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    const { loop, prices } = config.models;
     const assistant = createAssistant({
       db,
       log,
+      route,
+      prices,
+      tools: createToolRegistry(builtinPureTools),
       owners: { [CONSOLE_CHANNEL]: CONSOLE_OWNER },
-      route: { name: 'default', model, provider: openAiCompatible(config.model) },
+      workspace: config.workspace,
+      ceilings: { maxSteps: loop.maxSteps, maxRepeats: loop.maxRepeats },
+      parallelTools: loop.parallelTools,
+      permissionTtlMs: loop.permissionTimeoutMs,
     });
     await consoleChannel({ input: io.stdin, output: io.stdout, errors: io.stderr }).run(
       assistant,

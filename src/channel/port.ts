@@ -11,15 +11,24 @@ export interface InboundMessage {
   text: string;
 }
 
-/** What a turn sends back, in order. `reply` comes exactly once per answered turn. */
+/**
+ * What a turn sends back, in order. `reply` comes exactly once per answered turn and carries the
+ * final answer; `text_delta` streams it (and any text of earlier steps) as it is written.
+ */
 export type OutboundEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'reply'; text: string }
-  | { type: 'notice'; level: 'info' | 'error'; text: string };
+  | { type: 'notice'; level: 'info' | 'error'; text: string }
+  | { type: 'tool_started'; callId: string; tool: string; args: string }
+  | { type: 'tool_finished'; callId: string; tool: string; ok: boolean; durationMs: number }
+  | { type: 'permission_prompt'; prompt: PermissionPrompt }
+  | { type: 'permission_settled'; requestId: string; decision: string; decidedBy: string };
 
 export type ReplySink = (event: OutboundEvent) => void | Promise<void>;
 
 export type PermissionDecision = 'once' | 'session' | 'deny';
+
+export const PERMISSION_DECISIONS: readonly PermissionDecision[] = ['once', 'session', 'deny'];
 
 /** A question for the owner, rendered by each channel as buttons, reactions or a typed answer. */
 export interface PermissionPrompt {

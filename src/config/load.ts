@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { type Document, isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.ts';
+import { type ModelsConfig, type RouteEntryConfig, resolveModels } from './models.ts';
 import { configFileSchema, ENV_KEYS, FIX_HINTS, type LogLevel, SECRET_FILE_KEYS } from './schema.ts';
 import { maskUrl, redact, secretValues } from './secrets.ts';
 
@@ -15,6 +16,8 @@ export interface Config {
   model: { baseUrl: string; name?: string; apiKey?: string };
   telegram?: { token: string; ownerId: number; apiRoot: string };
   matrix?: { homeserver: string; accessToken: string; owner: string };
+  /** Providers, routes (with `default` when a model is named), prices, loop limits. */
+  models: ModelsConfig;
   configFile?: string;
   /** Literal secret values, for redaction wherever text leaves the process. */
   secrets: string[];
@@ -76,16 +79,25 @@ function load(env: Env, cwd: string): Config {
   const modelBaseUrl = t.model?.base_url ?? DEFAULT_MODEL_BASE_URL;
   checkHttpUrl(modelBaseUrl, 'model.base_url', where);
 
+  const model: Config['model'] = { baseUrl: modelBaseUrl.replace(/\/+$/, '') };
+  if (t.model?.name) model.name = t.model.name;
+  if (set(env.STEWARD_MODEL_API_KEY)) model.apiKey = env.STEWARD_MODEL_API_KEY;
+  const models = resolveModels(
+    tree as Parameters<typeof resolveModels>[0],
+    env,
+    { kind: 'openai', ...model },
+    where,
+    (value, key) => checkHttpUrl(value, key, where),
+  );
   const config: Config = {
     dataDir,
     workspace,
     logLevel: t.log_level ?? 'info',
-    model: { baseUrl: modelBaseUrl.replace(/\/+$/, '') },
-    secrets: secretValues(env),
+    model,
+    models,
+    secrets: [...new Set([...secretValues(env), ...models.secrets])].sort((a, b) => b.length - a.length),
   };
   if (file) config.configFile = file;
-  if (t.model?.name) config.model.name = t.model.name;
-  if (set(env.STEWARD_MODEL_API_KEY)) config.model.apiKey = env.STEWARD_MODEL_API_KEY;
 
   const dbUrl = env.STEWARD_DATABASE_URL;
   if (set(dbUrl)) {
@@ -128,11 +140,12 @@ function load(env: Env, cwd: string): Config {
   return config;
 }
 
-/** The model name is needed only by commands that talk to the model. */
-export function requireModel(config: Config): string {
-  if (config.model.name) return config.model.name;
+/** The default route is needed only by commands that talk to the model. */
+export function requireDefaultRoute(config: Config): RouteEntryConfig[] {
+  const route = config.models.routes.default;
+  if (route) return route;
   throw new ConfigError(
-    'config: STEWARD_MODEL is not set; name the model your endpoint serves, e.g. STEWARD_MODEL=llama3.1:8b (or model.name in the config file)',
+    'config: STEWARD_MODEL is not set; name the model your endpoint serves, e.g. STEWARD_MODEL=llama3.1:8b (or model.name or routes.default in the config file)',
   );
 }
 

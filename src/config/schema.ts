@@ -28,6 +28,57 @@ export const configFileSchema = {
         api_root: url,
       },
     },
+    providers: {
+      type: 'object',
+      propertyNames: { pattern: '^[a-z][a-z0-9_-]*$' },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['kind', 'base_url'],
+        properties: {
+          kind: { type: 'string', enum: ['openai', 'anthropic'] },
+          base_url: url,
+          api_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
+        },
+      },
+    },
+    routes: {
+      type: 'object',
+      propertyNames: { pattern: '^[a-z][a-z0-9_-]*$' },
+      additionalProperties: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['provider', 'model'],
+          properties: { provider: { type: 'string', minLength: 1 }, model: { type: 'string', minLength: 1 } },
+        },
+      },
+    },
+    prices: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['input_per_mtok', 'output_per_mtok'],
+        properties: {
+          input_per_mtok: { type: 'number', minimum: 0 },
+          output_per_mtok: { type: 'number', minimum: 0 },
+        },
+      },
+    },
+    loop: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        max_steps: { type: 'integer', minimum: 2, maximum: 100 },
+        max_repeats: { type: 'integer', minimum: 2, maximum: 20 },
+        parallel_tools: { type: 'integer', minimum: 1, maximum: 16 },
+        tool_timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
+        permission_timeout_s: { type: 'number', minimum: 10, maximum: 604800 },
+      },
+    },
     matrix: {
       type: 'object',
       additionalProperties: false,
@@ -68,4 +119,12 @@ export const FIX_HINTS: Readonly<Record<string, string>> = {
   'telegram.api_root': 'give an http(s) URL, e.g. https://api.telegram.org',
   'matrix.homeserver': 'give the homeserver URL, e.g. https://matrix.example.org',
   'matrix.owner': 'use a full Matrix ID, e.g. @me:example.org',
+  providers: 'map a name to {kind: openai|anthropic, base_url, api_key_env}',
+  routes: 'map a route name to a list of {provider, model}, tried in order',
+  prices: 'map a model name to {input_per_mtok, output_per_mtok} in US dollars',
+  'loop.max_steps': 'use a whole number from 2 to 100 (default 16)',
+  'loop.max_repeats': 'use a whole number from 2 to 20 (default 3)',
+  'loop.parallel_tools': 'use a whole number from 1 to 16 (default 4)',
+  'loop.tool_timeout_s': 'use seconds, e.g. 60',
+  'loop.permission_timeout_s': 'use seconds from 10, e.g. 1800 (30 minutes)',
 };

@@ -1,37 +1,99 @@
-import type { InboundMessage, ReplySink } from '../channel/port.ts';
+import { randomUUID } from 'node:crypto';
+import type { InboundMessage, PermissionDecision, PermissionPrompt, ReplySink } from '../channel/port.ts';
+import { costOf, type Price } from '../config/models.ts';
+import { DEFAULT_RETRY, type Route, type RouterDeps, sleep } from '../gateway/router.ts';
 import type { Logger } from '../log.ts';
+import { conservativeGate, dangerLevel, type PermissionGate } from '../permissions/gate.ts';
 import type { Db } from '../store/db.ts';
-import { sessionLog } from '../store/session-log.ts';
-import { type Route, runTurn } from './turn.ts';
+import { sessionGrants } from '../store/grants.ts';
+import { permissionRequests } from '../store/permission-requests.ts';
+import { type Session, sessionLog } from '../store/session-log.ts';
+import { recordUsage } from '../store/usage-ledger.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import { driveTurn, type LoopDeps } from './agent-loop.ts';
+import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.ts';
+import { costReport, HELP } from './commands.ts';
+import { turnState } from './turn-state.ts';
 
 export interface AssistantDeps {
   db: Db;
   route: Route;
+  tools: ToolRegistry;
   log: Logger;
   /** The owner's sender id on each channel. Anyone else is ignored. */
   owners: Readonly<Record<string, string>>;
+  workspace: string;
+  prices?: Record<string, Price>;
+  gate?: PermissionGate;
+  ceilings?: Ceilings;
+  parallelTools?: number;
+  permissionTtlMs?: number;
+  retry?: Partial<Pick<RouterDeps, 'retries' | 'backoffMs' | 'sleep'>>;
   now?: () => Date;
 }
 
-export interface Assistant {
-  /** Handles one inbound message; resolves when every reply event has been sent to the sink. */
-  handle(message: InboundMessage, sink: ReplySink): Promise<void>;
-}
+export type DecideResult =
+  | { ok: true }
+  | { ok: false; reason: 'not_owner' | 'unknown' | 'settled' | 'expired'; text: string };
 
-const HELP = [
-  'Commands:',
-  '/new – start a fresh session (the old one stays in the log)',
-  '/help – this list',
-].join('\n');
+export interface Assistant {
+  /** Handles one inbound message; resolves when the turn is answered, parked or failed. */
+  handle(message: InboundMessage, sink: ReplySink): Promise<void>;
+  /** The owner's answer to a permission prompt; the parked turn continues on `sink`. */
+  decide(
+    input: { requestId: string; decision: PermissionDecision; channel: string; senderId: string },
+    sink: ReplySink,
+  ): Promise<DecideResult>;
+  /** After a restart: resumes turns a crash cut off. Parked turns keep waiting for a decision. */
+  recover(outbox: (channel: string, room: string) => ReplySink | undefined): Promise<void>;
+  /** Questions still waiting in a room, so a channel can show them again after a restart. */
+  pendingPrompts(channel: string, room: string): Promise<PermissionPrompt[]>;
+}
 
 /** The one place that decides who is heard and how a message becomes a turn, for every channel. */
 export function createAssistant(deps: AssistantDeps): Assistant {
-  const sessions = sessionLog(deps.db);
-  const turnDeps = { ...deps, sessions, now: deps.now ?? (() => new Date()) };
-  const queues = new Map<string, Promise<void>>();
+  const now = deps.now ?? (() => new Date());
+  const { db, log } = deps;
+  const sessions = sessionLog(db);
+  const requests = permissionRequests(db);
+  const prices = deps.prices ?? {};
+  const loop: LoopDeps = {
+    db,
+    sessions,
+    requests,
+    gate: deps.gate ?? conservativeGate(sessionGrants(db, now)),
+    tools: deps.tools,
+    route: deps.route,
+    log,
+    now,
+    ceilings: deps.ceilings ?? DEFAULT_CEILINGS,
+    parallel: deps.parallelTools ?? 4,
+    workspace: deps.workspace,
+    permissionTtlMs: deps.permissionTtlMs ?? 30 * 60 * 1000,
+    router: {
+      retries: deps.retry?.retries ?? DEFAULT_RETRY.retries,
+      backoffMs: deps.retry?.backoffMs ?? DEFAULT_RETRY.backoffMs,
+      sleep: deps.retry?.sleep ?? sleep,
+      record: async () => {},
+    },
+  };
+  const loopFor = (session: Session): LoopDeps => ({
+    ...loop,
+    router: {
+      ...loop.router,
+      record: (call) =>
+        recordUsage(db, {
+          sessionId: session.id,
+          ...call,
+          costUsd: call.outcome === 'ok' ? costOf(prices, call.model, call.tokensIn, call.tokensOut) : null,
+        }),
+    },
+  });
 
-  // Messages of one room are answered one at a time, in the order they arrived.
-  const serialize = (key: string, work: () => Promise<void>): Promise<void> => {
+  // Messages and decisions of one room are handled one at a time, in the order they arrived.
+  const queues = new Map<string, Promise<void>>();
+  const serialize = (channel: string, room: string, work: () => Promise<void>): Promise<void> => {
+    const key = `${channel}\u0000${room}`;
     const next = (queues.get(key) ?? Promise.resolve()).then(work, work);
     const settled = next.catch(() => {});
     queues.set(key, settled);
@@ -41,29 +103,172 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     return next;
   };
 
+  /** A new message while a turn waits for the owner: that turn is closed, its calls not run. */
+  const closeOpenTurns = async (session: Session, sink: ReplySink) => {
+    for (const { turnId } of await sessions.openTurns(session.id)) {
+      const state = turnState(await sessions.events(session.id), turnId);
+      await requests.expireTurn(turnId, now());
+      for (const call of state.openCalls) {
+        await sessions.append(
+          session.id,
+          {
+            kind: 'tool_result',
+            callId: call.id,
+            tool: call.name,
+            content: 'Not run: the owner sent a new message instead of deciding.',
+            isError: true,
+          },
+          turnId,
+        );
+      }
+      await sessions.append(session.id, { kind: 'turn_ended', outcome: 'superseded' }, turnId);
+      if (state.openCalls.length > 0) {
+        await sink({
+          type: 'notice',
+          level: 'info',
+          text: 'The earlier question was dropped: you sent a new message.',
+        });
+      }
+    }
+  };
+
   return {
     handle(message, sink) {
       if (deps.owners[message.channel] !== message.senderId) {
-        deps.log.info(
-          { channel: message.channel, room: message.room },
-          'ignored a message from someone other than the owner',
-        );
+        log.info({ channel: message.channel }, 'ignored a message from someone other than the owner');
         return Promise.resolve();
       }
-      return serialize(`${message.channel}\u0000${message.room}`, async () => {
+      return serialize(message.channel, message.room, async () => {
         const text = message.text.trim();
-        if (text === '/new') {
+        const [command = '', ...rest] = text.split(/\s+/);
+        if (command === '/new') {
           await sessions.startFresh(message.channel, message.room);
           await sink({ type: 'reply', text: 'Started a fresh session. The earlier one is kept in the log.' });
           return;
         }
-        if (text === '/help' || text === '/start') {
+        if (command === '/help' || command === '/start') {
           await sink({ type: 'reply', text: HELP });
           return;
         }
         const session = await sessions.open(message.channel, message.room);
-        await runTurn(turnDeps, session, message.text, message.senderId, sink);
+        if (command === '/cost') {
+          await sink({ type: 'reply', text: await costReport(db, session.id, now()) });
+          return;
+        }
+        const research = command === '/research';
+        const body = research ? rest.join(' ') : message.text;
+        if (research && body === '') {
+          await sink({ type: 'reply', text: 'Usage: /research <question>' });
+          return;
+        }
+        await closeOpenTurns(session, sink);
+        const turnId = randomUUID();
+        await sessions.append(
+          session.id,
+          research
+            ? { kind: 'user_message', text: body, sender: message.senderId, research }
+            : { kind: 'user_message', text: body, sender: message.senderId },
+          turnId,
+        );
+        await driveTurn(loopFor(session), { session, turnId, sink, unattended: false });
       });
+    },
+
+    async decide(input, sink) {
+      if (deps.owners[input.channel] !== input.senderId) {
+        log.info(
+          { channel: input.channel },
+          'ignored a permission decision from someone other than the owner',
+        );
+        return { ok: false, reason: 'not_owner', text: 'Not allowed: only the owner decides.' };
+      }
+      const settled = await requests.settle(input.requestId, input.decision, input.senderId, now());
+      if (!settled.ok) {
+        const text = {
+          unknown: 'That request is unknown.',
+          settled: `That request was already settled (${settled.request?.decision ?? 'closed'}).`,
+          expired: 'That request has expired; nothing was run.',
+        }[settled.reason];
+        if (settled.reason === 'expired' && settled.request) {
+          // The turn still waits on it: close it as a timeout so it can finish.
+          const { request } = settled;
+          const session = await sessions.get(request.sessionId);
+          if (session) {
+            await serialize(session.channel, session.room, () =>
+              driveTurn(loopFor(session), { session, turnId: request.turnId, sink, unattended: false }).then(
+                () => {},
+              ),
+            );
+          }
+        }
+        return { ok: false, reason: settled.reason, text };
+      }
+      const { request } = settled;
+      const session = await sessions.get(request.sessionId);
+      if (!session) return { ok: false, reason: 'unknown', text: 'That request belongs to no session.' };
+      await serialize(session.channel, session.room, async () => {
+        await sessions.append(
+          session.id,
+          {
+            kind: 'permission_decision',
+            callId: request.callId,
+            requestId: request.id,
+            decision: input.decision,
+            decidedBy: input.senderId,
+          },
+          request.turnId,
+        );
+        if (input.decision === 'session') {
+          await loop.gate.grant(
+            { sessionId: session.id, tool: request.tool, args: request.args },
+            { verdict: 'ask', layer: request.layer, score: request.score, rationale: request.rationale },
+          );
+        }
+        await sink({
+          type: 'permission_settled',
+          requestId: request.id,
+          decision: input.decision,
+          decidedBy: input.senderId,
+        });
+        await driveTurn(loopFor(session), { session, turnId: request.turnId, sink, unattended: false });
+      });
+      return { ok: true };
+    },
+
+    async recover(outbox) {
+      for (const { sessionId, turnId } of await sessions.openTurns()) {
+        const session = await sessions.get(sessionId);
+        const sink = session && outbox(session.channel, session.room);
+        if (!session || !sink) continue;
+        const pending = (await requests.forTurn(turnId)).some(
+          (r) => r.status === 'pending' && r.expiresAt > now(),
+        );
+        if (pending) continue;
+        await serialize(session.channel, session.room, async () => {
+          await sink({ type: 'notice', level: 'info', text: 'Resuming a turn that a restart cut off.' });
+          await driveTurn(loopFor(session), { session, turnId, sink, unattended: false });
+        });
+      }
+    },
+
+    async pendingPrompts(channel, room) {
+      const session = await sessions.open(channel, room);
+      const prompts: PermissionPrompt[] = [];
+      for (const { turnId } of await sessions.openTurns(session.id)) {
+        for (const r of await requests.forTurn(turnId)) {
+          if (r.status !== 'pending' || r.expiresAt <= now()) continue;
+          prompts.push({
+            requestId: r.id,
+            tool: r.tool,
+            args: r.canonical,
+            score: r.score,
+            level: dangerLevel(r.score),
+            layer: r.layer,
+            rationale: r.rationale,
+          });
+        }
+      }
+      return prompts;
     },
   };
 }

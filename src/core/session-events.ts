@@ -5,12 +5,25 @@ import type { ChatMessage, ToolCall } from '../gateway/types.ts';
  * The conversation the model sees is rebuilt from these alone.
  */
 export type SessionEventData =
-  | { kind: 'user_message'; text: string; sender: string }
+  | { kind: 'user_message'; text: string; sender: string; research?: boolean }
   | { kind: 'assistant_message'; text: string; toolCalls?: ToolCall[]; model: string; route: string }
-  | { kind: 'tool_call'; call: ToolCall }
+  /** Written just before a tool runs: a call started but never finished was cut off by a crash. */
+  | { kind: 'tool_started'; callId: string; tool: string }
   | { kind: 'tool_result'; callId: string; tool: string; content: string; isError: boolean }
+  | {
+      kind: 'permission_requested';
+      callId: string;
+      requestId: string;
+      tool: string;
+      score: number;
+      layer: string;
+      rationale: string;
+    }
   | { kind: 'permission_decision'; callId: string; requestId: string; decision: string; decidedBy: string }
-  | { kind: 'model_error'; message: string; route: string };
+  | { kind: 'model_error'; message: string; route: string }
+  /** The harness speaking to the model (e.g. the one research coercion); replayed as a user turn. */
+  | { kind: 'harness_note'; text: string }
+  | { kind: 'turn_ended'; outcome: 'answered' | 'failed' | 'superseded' };
 
 export type SessionEventKind = SessionEventData['kind'];
 
@@ -39,6 +52,9 @@ export function rebuildConversation(events: readonly SessionEvent[]): ChatMessag
         break;
       case 'tool_result':
         messages.push({ role: 'tool', callId: data.callId, content: data.content });
+        break;
+      case 'harness_note':
+        messages.push({ role: 'user', content: `[steward] ${data.text}` });
         break;
       default:
         // Calls, decisions and errors are the harness's record; the model sees their results.

@@ -63,6 +63,27 @@ export function sessionLog(db: Db) {
       return session;
     },
 
+    async get(id: string): Promise<Session | undefined> {
+      const found = await db.query<SessionRow>(
+        'select id, channel, room, created_at from sessions where id = $1',
+        [id],
+      );
+      return found.rows[0] ? toSession(found.rows[0]) : undefined;
+    },
+
+    /** Turns that began and never ended, across every session, oldest first. */
+    async openTurns(sessionId?: string): Promise<Array<{ sessionId: string; turnId: string }>> {
+      const result = await db.query<{ session_id: string; turn_id: string }>(
+        `select e.session_id, e.turn_id from session_events e
+         where e.kind = 'user_message' and ($1::uuid is null or e.session_id = $1::uuid)
+           and not exists (select 1 from session_events t
+                           where t.session_id = e.session_id and t.turn_id = e.turn_id and t.kind = 'turn_ended')
+         order by e.id`,
+        [sessionId ?? null],
+      );
+      return result.rows.map((r) => ({ sessionId: r.session_id, turnId: r.turn_id }));
+    },
+
     async append(sessionId: string, data: SessionEventData, turnId: string | null = null): Promise<number> {
       const { kind, ...payload } = data;
       const result = await db.query<{ id: number }>(

@@ -1,0 +1,135 @@
+import { ConfigError } from '../errors.ts';
+import type { Env } from './load.ts';
+
+export interface ProviderConfig {
+  kind: 'openai' | 'anthropic';
+  baseUrl: string;
+  apiKey?: string;
+}
+
+export interface RouteEntryConfig {
+  provider: string;
+  model: string;
+}
+
+export interface Price {
+  inputPerMTok: number;
+  outputPerMTok: number;
+}
+
+export interface LoopConfig {
+  maxSteps: number;
+  maxRepeats: number;
+  parallelTools: number;
+  toolTimeoutMs: number;
+  permissionTimeoutMs: number;
+}
+
+export interface ModelsConfig {
+  /** Always holds `default`: the endpoint of STEWARD_MODEL_BASE_URL. */
+  providers: Record<string, ProviderConfig>;
+  /** `default` is present when a model is named (STEWARD_MODEL, model.name or routes.default). */
+  routes: Record<string, RouteEntryConfig[]>;
+  prices: Record<string, Price>;
+  loop: LoopConfig;
+  /** Values of the variables named by `api_key_env`, for redaction. */
+  secrets: string[];
+}
+
+interface ModelsSection {
+  model?: { name?: string };
+  providers?: Record<string, { kind: 'openai' | 'anthropic'; base_url: string; api_key_env?: string }>;
+  routes?: Record<string, Array<{ provider: string; model: string }>>;
+  prices?: Record<string, { input_per_mtok: number; output_per_mtok: number }>;
+  loop?: {
+    max_steps?: number;
+    max_repeats?: number;
+    parallel_tools?: number;
+    tool_timeout_s?: number;
+    permission_timeout_s?: number;
+  };
+}
+
+/**
+ * Providers, routes, prices and loop limits. STEWARD_MODEL in the environment wins over the file:
+ * it makes the default route that one model on the default endpoint.
+ */
+export function resolveModels(
+  tree: ModelsSection,
+  env: Env,
+  defaultProvider: ProviderConfig,
+  where: (key: string) => string,
+  checkUrl: (value: string, key: string) => void,
+): ModelsConfig {
+  const providers: Record<string, ProviderConfig> = { default: defaultProvider };
+  const secrets: string[] = [];
+  for (const [name, p] of Object.entries(tree.providers ?? {})) {
+    const key = `providers.${name}`;
+    if (name === 'default') {
+      throw new ConfigError(
+        `config: ${where(key)}: the name "default" is taken by STEWARD_MODEL_BASE_URL; choose another name`,
+      );
+    }
+    checkUrl(p.base_url, `${key}.base_url`);
+    const provider: ProviderConfig = { kind: p.kind, baseUrl: p.base_url.replace(/\/+$/, '') };
+    if (p.api_key_env) {
+      const value = env[p.api_key_env];
+      if (!value) {
+        throw new ConfigError(
+          `config: ${where(`${key}.api_key_env`)} names ${p.api_key_env}, which is not set; set it in the environment or remove api_key_env`,
+        );
+      }
+      provider.apiKey = value;
+      secrets.push(value);
+    }
+    providers[name] = provider;
+  }
+
+  const routes: Record<string, RouteEntryConfig[]> = {};
+  for (const [name, entries] of Object.entries(tree.routes ?? {})) {
+    for (const [index, entry] of entries.entries()) {
+      if (!providers[entry.provider]) {
+        throw new ConfigError(
+          `config: ${where(`routes.${name}`)}: entry ${index + 1} names provider "${entry.provider}", which is not defined; use one of ${Object.keys(providers).join(', ')}`,
+        );
+      }
+    }
+    routes[name] = entries.map((e) => ({ provider: e.provider, model: e.model }));
+  }
+  const envModel = env.STEWARD_MODEL;
+  if (envModel) routes.default = [{ provider: 'default', model: envModel }];
+  else if (!routes.default && tree.model?.name)
+    routes.default = [{ provider: 'default', model: tree.model.name }];
+
+  const prices: Record<string, Price> = {};
+  for (const [model, p] of Object.entries(tree.prices ?? {})) {
+    prices[model] = { inputPerMTok: p.input_per_mtok, outputPerMTok: p.output_per_mtok };
+  }
+
+  const loop = tree.loop ?? {};
+  return {
+    providers,
+    routes,
+    prices,
+    secrets,
+    loop: {
+      maxSteps: loop.max_steps ?? 16,
+      maxRepeats: loop.max_repeats ?? 3,
+      parallelTools: loop.parallel_tools ?? 4,
+      toolTimeoutMs: (loop.tool_timeout_s ?? 60) * 1000,
+      permissionTimeoutMs: (loop.permission_timeout_s ?? 1800) * 1000,
+    },
+  };
+}
+
+/** The cost of one call, or null when the model has no price. */
+export function costOf(
+  prices: Record<string, Price>,
+  model: string,
+  tokensIn: number,
+  tokensOut: number,
+): number | null {
+  const price = prices[model];
+  if (!price) return null;
+  return (tokensIn * price.inputPerMTok + tokensOut * price.outputPerMTok) / 1_000_000;
+}

@@ -1,0 +1,87 @@
+import type { ToolCall } from '../gateway/types.ts';
+import type { StepOutcome } from './effort.ts';
+import type { SessionEvent } from './session-events.ts';
+
+/** Where a turn stands, derived from the log alone, so a turn resumes the same after a restart. */
+export interface TurnState {
+  ended: boolean;
+  research: boolean;
+  /** The tool calls of each model step of this turn, in order. */
+  steps: ToolCall[][];
+  /** Calls of the latest step that have no result yet. */
+  openCalls: ToolCall[];
+  /**
+   * Call ids of the latest step that were started, asked about (call id to request id) and decided
+   * (call id to decision). Scoped to the latest step because call ids need not be unique across
+   * steps: a provider that sends none numbers them `call_0`, `call_1`, … afresh each step.
+   */
+  started: ReadonlySet<string>;
+  requests: ReadonlyMap<string, string>;
+  decisions: ReadonlyMap<string, string>;
+  /** What happened last, for effort dialing. */
+  lastOutcome: StepOutcome;
+  coerced: boolean;
+  /** The text of the latest model step. */
+  lastText: string;
+}
+
+export function turnState(events: readonly SessionEvent[], turnId: string): TurnState {
+  const steps: ToolCall[][] = [];
+  const results = new Map<string, boolean>();
+  const started = new Set<string>();
+  const requests = new Map<string, string>();
+  const decisions = new Map<string, string>();
+  let ended = false;
+  let research = false;
+  let coerced = false;
+  let lastText = '';
+  let lastOutcome: StepOutcome = 'user_message';
+  for (const { turnId: id, data } of events) {
+    if (id !== turnId) continue;
+    switch (data.kind) {
+      case 'user_message':
+        research = data.research === true;
+        lastOutcome = 'user_message';
+        break;
+      case 'assistant_message':
+        steps.push(data.toolCalls ?? []);
+        lastText = data.text;
+        // What follows belongs to this step's calls; ids of earlier steps may be reused.
+        results.clear();
+        started.clear();
+        requests.clear();
+        decisions.clear();
+        break;
+      case 'tool_started':
+        started.add(data.callId);
+        break;
+      case 'tool_result':
+        results.set(data.callId, data.isError);
+        break;
+      case 'permission_requested':
+        requests.set(data.callId, data.requestId);
+        break;
+      case 'permission_decision':
+        decisions.set(data.callId, data.decision);
+        break;
+      case 'harness_note':
+        coerced = true;
+        break;
+      case 'turn_ended':
+        ended = true;
+        break;
+      default:
+        break;
+    }
+  }
+  const latest = steps.at(-1) ?? [];
+  const openCalls = latest.filter((c) => !results.has(c.id));
+  if (latest.length > 0 && openCalls.length === 0) {
+    const denied = latest.some((c) => {
+      const d = decisions.get(c.id);
+      return d !== undefined && d !== 'once' && d !== 'session';
+    });
+    lastOutcome = denied ? 'denial' : latest.some((c) => results.get(c.id)) ? 'failure' : 'clean';
+  }
+  return { ended, research, steps, openCalls, started, requests, decisions, lastOutcome, coerced, lastText };
+}

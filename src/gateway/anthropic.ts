@@ -1,0 +1,495 @@
+// The Anthropic Messages API, streamed. undici rather than the official SDK: one small dependency
+// already used for web_fetch, and full control over timeouts, aborts and how a broken stream is reported.
+import { request } from 'undici';
+import { createSseParser } from './sse.ts';
+import type { ChatMessage, ModelRequest, Provider, ProviderEvent, StopReason, ToolCall } from './types.ts';
+
+export interface AnthropicOptions {
+  /** The API root without `/v1`, e.g. https://api.anthropic.com. */
+  baseUrl: string;
+  apiKey?: string;
+  /** Room for the visible reply; a thinking budget is added on top of it. Default 4096. */
+  maxTokens?: number;
+  /** Extended-thinking budgets per effort; without it no request ever asks for thinking. */
+  thinkingBudget?: { low: number; normal: number };
+}
+
+const API_VERSION = '2023-06-01';
+const DEFAULT_MAX_TOKENS = 4096;
+/** Error types the API documents as transient. */
+const RETRYABLE_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error']);
+
+export function anthropic(options: AnthropicOptions): Provider {
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/v1/messages`;
+  return {
+    kind: 'anthropic',
+    stream: (req) => streamMessage(url, options, req),
+  };
+}
+
+type ErrorEvent = Extract<ProviderEvent, { type: 'error' }>;
+
+/** A content block between its content_block_start and content_block_stop. */
+interface OpenBlock {
+  type: string;
+  id: string;
+  name: string;
+  /** The input_json_delta fragments so far. */
+  json: string;
+  /** The `input` of content_block_start: empty in real streams, filled by some proxies. */
+  input: unknown;
+}
+
+async function* streamMessage(
+  url: string,
+  options: AnthropicOptions,
+  req: ModelRequest,
+): AsyncGenerator<ProviderEvent> {
+  let afterOutput = false;
+  const fail = (kind: ErrorEvent['kind'], message: string, extra: Partial<ErrorEvent> = {}) =>
+    ({ type: 'error', kind, message, retryable: false, afterOutput, ...extra }) as ProviderEvent;
+
+  let body: string;
+  try {
+    body = JSON.stringify(wireBody(req, options));
+  } catch (error) {
+    // Deterministic: the same request would fail the same way on any retry or other model.
+    yield fail('protocol', `cannot encode the request for ${url}: ${(error as Error).message ?? error}`);
+    return;
+  }
+
+  let response: Awaited<ReturnType<typeof request>>;
+  try {
+    response = await request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'anthropic-version': API_VERSION,
+        ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
+      },
+      body,
+      signal: req.signal,
+    });
+  } catch (error) {
+    yield transportError(error, url, afterOutput, req.signal);
+    return;
+  }
+
+  if (response.statusCode !== 200) {
+    const detail = await readErrorBody(response.body);
+    if (req.signal?.aborted) {
+      yield transportError(req.signal.reason, url, afterOutput, req.signal);
+      return;
+    }
+    const status = response.statusCode;
+    // 529 is Anthropic's "overloaded"; every 5xx is worth another try.
+    yield fail('http', `${url} answered HTTP ${status}${detail ? `: ${detail}` : ''}`, {
+      status,
+      retryable: status === 429 || status >= 500,
+    });
+    return;
+  }
+
+  const parser = createSseParser();
+  const decoder = new TextDecoder();
+  const blocks = new Map<number, OpenBlock>();
+  const usage = { input: 0, cacheWrite: 0, cacheRead: 0, output: 0, seen: false };
+  let stopReason: StopReason | undefined;
+  let calledTools = false;
+  let finished = false;
+
+  const toolCallOf = (block: OpenBlock): ProviderEvent => {
+    afterOutput = true;
+    calledTools = true;
+    let args = block.json;
+    // Some proxies send the whole input at content_block_start and no deltas.
+    if (args === '' && isObject(block.input) && Object.keys(block.input).length > 0) {
+      args = JSON.stringify(block.input);
+    }
+    return { type: 'tool_call', call: { id: block.id, name: block.name, arguments: args || '{}' } };
+  };
+
+  const takeUsage = (wire: unknown) => {
+    if (!isObject(wire)) return;
+    const w = wire as WireUsage;
+    usage.seen = true;
+    // Counts are cumulative: a later event's figure replaces the earlier one.
+    if (typeof w.input_tokens === 'number') usage.input = w.input_tokens;
+    if (typeof w.cache_creation_input_tokens === 'number') usage.cacheWrite = w.cache_creation_input_tokens;
+    if (typeof w.cache_read_input_tokens === 'number') usage.cacheRead = w.cache_read_input_tokens;
+    if (typeof w.output_tokens === 'number') usage.output = w.output_tokens;
+  };
+
+  /** The events of one SSE payload. Throws on an event of the wrong shape. */
+  const interpret = (payload: string): ProviderEvent[] => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(payload);
+    } catch {
+      return [fail('protocol', `${url} sent a stream event that is not JSON`)];
+    }
+    if (!isObject(parsed)) return [fail('protocol', `${url} sent a stream event that is not an object`)];
+    const event = parsed as WireEvent;
+    switch (event.type) {
+      case 'message_start':
+        takeUsage(event.message?.usage);
+        return [];
+      case 'content_block_start': {
+        const index = indexOf(event);
+        const block = event.content_block;
+        if (!isObject(block)) throw new Error('content_block_start without a content block');
+        const open: OpenBlock = {
+          type: String(block.type),
+          id: typeof block.id === 'string' ? block.id : `toolu_${index}`,
+          name: typeof block.name === 'string' ? block.name : '',
+          json: '',
+          input: block.input,
+        };
+        blocks.set(index, open);
+        if (open.type === 'text' && typeof block.text === 'string' && block.text !== '') {
+          afterOutput = true;
+          return [{ type: 'text_delta', text: block.text }];
+        }
+        return [];
+      }
+      case 'content_block_delta': {
+        const index = indexOf(event);
+        const delta = event.delta;
+        if (!isObject(delta)) throw new Error('content_block_delta without a delta');
+        if (delta.type === 'text_delta') {
+          if (typeof delta.text !== 'string') throw new Error('text_delta without text');
+          if (delta.text === '') return [];
+          afterOutput = true;
+          return [{ type: 'text_delta', text: delta.text }];
+        }
+        if (delta.type === 'input_json_delta') {
+          const block = blocks.get(index);
+          if (block?.type !== 'tool_use') throw new Error(`input_json_delta outside a tool_use block`);
+          if (typeof delta.partial_json !== 'string')
+            throw new Error('input_json_delta without partial_json');
+          block.json += delta.partial_json;
+        }
+        // thinking_delta, signature_delta and anything newer: the reasoning stays private.
+        return [];
+      }
+      case 'content_block_stop': {
+        const index = indexOf(event);
+        const block = blocks.get(index);
+        blocks.delete(index);
+        return block?.type === 'tool_use' ? [toolCallOf(block)] : [];
+      }
+      case 'message_delta': {
+        const reason = event.delta?.stop_reason;
+        if (typeof reason === 'string') stopReason = mapStop(reason);
+        takeUsage(event.usage);
+        return [];
+      }
+      case 'message_stop': {
+        finished = true;
+        // A tool_use block the server never closed is still the model's call.
+        const open = [...blocks.entries()].sort(([a], [b]) => a - b);
+        blocks.clear();
+        return open.flatMap(([, block]) => (block.type === 'tool_use' ? [toolCallOf(block)] : []));
+      }
+      case 'error': {
+        const type = isObject(event.error) ? String(event.error.type ?? '') : '';
+        return [
+          fail('http', `${url} reported an error mid-stream: ${errorText(event.error)}`, {
+            // Transient by type, but never once output was seen: the caller cannot start over silently.
+            retryable: RETRYABLE_ERROR_TYPES.has(type) && !afterOutput,
+          }),
+        ];
+      }
+      default:
+        // ping, and event types added after this was written.
+        return [];
+    }
+  };
+
+  /** Events for a batch of payloads; stops at the first error and at message_stop. */
+  const handle = (payloads: string[]): ProviderEvent[] => {
+    const events: ProviderEvent[] = [];
+    for (const payload of payloads) {
+      try {
+        events.push(...interpret(payload));
+      } catch (error) {
+        events.push(fail('protocol', `${url} sent a malformed stream event: ${(error as Error).message}`));
+      }
+      if (finished || events.at(-1)?.type === 'error') break;
+    }
+    return events;
+  };
+
+  // Only the transport may fail inside this loop: malformed events become events in `handle`.
+  try {
+    for await (const bytes of response.body) {
+      for (const event of handle(parser.push(decoder.decode(bytes as Uint8Array, { stream: true })))) {
+        // A cancelled request ends as cancelled, even if the rest of the reply was already buffered.
+        if (req.signal?.aborted) {
+          yield transportError(req.signal.reason, url, afterOutput, req.signal);
+          return;
+        }
+        yield event;
+        if (event.type === 'error') return;
+      }
+      // message_stop ends the reply even if the connection stays open; leaving the loop releases it.
+      if (finished) break;
+    }
+    if (!finished) {
+      for (const event of handle([...parser.push(decoder.decode()), ...parser.end()])) {
+        yield event;
+        if (event.type === 'error') return;
+      }
+    }
+  } catch (error) {
+    yield transportError(error, url, afterOutput, req.signal);
+    return;
+  }
+
+  if (req.signal?.aborted) {
+    yield transportError(req.signal.reason, url, afterOutput, req.signal);
+    return;
+  }
+  if (!finished) {
+    yield fail('protocol', `${url} ended the stream before it finished the reply`);
+    return;
+  }
+  if (usage.seen) {
+    yield {
+      type: 'usage',
+      inputTokens: usage.input + usage.cacheWrite + usage.cacheRead,
+      outputTokens: usage.output,
+    };
+  }
+  const reason = stopReason ?? 'stop';
+  yield { type: 'done', stopReason: calledTools && reason === 'stop' ? 'tool_calls' : reason };
+}
+
+type WireBlock = Record<string, unknown>;
+interface WireMessage {
+  role: 'user' | 'assistant';
+  content: WireBlock[];
+}
+
+function wireBody(req: ModelRequest, options: AnthropicOptions): Record<string, unknown> {
+  const system = req.messages.flatMap((m) => (m.role === 'system' && m.content !== '' ? [m.content] : []));
+  const messages = wireMessages(req.messages);
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const body: Record<string, unknown> = { model: req.model, max_tokens: maxTokens, stream: true };
+  if (system.length > 0) body.system = system.join('\n\n');
+  body.messages = messages.map((m) => ({ role: m.role, content: compact(m.content) }));
+  // A step without tools sends no `tools` field at all, not an empty list.
+  if (req.tools && req.tools.length > 0) {
+    body.tools = req.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.inputSchema,
+    }));
+  }
+  const budget = thinkingBudget(req, options, messages);
+  if (budget > 0) {
+    body.thinking = { type: 'enabled', budget_tokens: budget };
+    // max_tokens counts thinking too and must exceed the budget: the reply keeps its own room.
+    body.max_tokens = maxTokens + budget;
+  }
+  return body;
+}
+
+/**
+ * Effort → extended thinking, only when `thinkingBudget` is configured: 'normal' (the default) thinks
+ * with the normal budget, 'low' with the low budget if it is above 0 and otherwise not at all.
+ * Thinking stays off while a tool loop is open (the last assistant message called tools): ChatMessage
+ * keeps no signed thinking blocks, and the API rejects a thinking request whose open turn lacks them.
+ */
+function thinkingBudget(req: ModelRequest, options: AnthropicOptions, messages: WireMessage[]): number {
+  if (!options.thinkingBudget) return 0;
+  const lastAssistant = messages.findLast((m) => m.role === 'assistant');
+  if (lastAssistant?.content.some((b) => b.type === 'tool_use')) return 0;
+  const budget = req.effort === 'low' ? options.thinkingBudget.low : options.thinkingBudget.normal;
+  return Math.max(budget, 0);
+}
+
+/**
+ * The conversation as strictly alternating user/assistant messages: tool results become tool_result
+ * blocks in a user message, and neighbours of the same role merge into one message.
+ */
+function wireMessages(messages: ChatMessage[]): WireMessage[] {
+  const out: WireMessage[] = [];
+  for (const message of messages) {
+    const wire = wireMessage(message);
+    if (!wire || wire.content.length === 0) continue;
+    const last = out.at(-1);
+    if (last?.role === wire.role) last.content.push(...wire.content);
+    else out.push(wire);
+  }
+  for (const message of out) {
+    // The API wants a user message's tool_result blocks before any text.
+    if (message.role === 'user') {
+      message.content = [
+        ...message.content.filter((b) => b.type === 'tool_result'),
+        ...message.content.filter((b) => b.type !== 'tool_result'),
+      ];
+    }
+  }
+  return out;
+}
+
+function wireMessage(message: ChatMessage): WireMessage | undefined {
+  switch (message.role) {
+    case 'system':
+      return undefined;
+    case 'user':
+      return { role: 'user', content: textBlocks(message.content) };
+    case 'tool':
+      return {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: message.callId, content: message.content }],
+      };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: [
+          ...textBlocks(message.content),
+          ...(message.toolCalls ?? []).map((call) => ({
+            type: 'tool_use',
+            id: call.id,
+            name: call.name,
+            input: toolInput(call),
+          })),
+        ],
+      };
+  }
+}
+
+/** The API rejects empty text blocks, so empty text is no block at all. */
+const textBlocks = (text: string): WireBlock[] => (text === '' ? [] : [{ type: 'text', text }]);
+
+/** A message that is only text goes as a plain string, the API's short form. */
+function compact(content: WireBlock[]): string | WireBlock[] {
+  const [only] = content;
+  return content.length === 1 && only?.type === 'text' ? (only.text as string) : content;
+}
+
+/** The parsed arguments; text that is not a JSON object (the model wrote it broken) becomes {}. */
+function toolInput(call: ToolCall): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(call.arguments);
+    return isObject(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+interface WireUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+}
+
+interface WireEvent {
+  type?: string;
+  index?: unknown;
+  message?: { usage?: unknown };
+  content_block?: unknown;
+  delta?: { type?: string; text?: unknown; partial_json?: unknown; stop_reason?: unknown } | null;
+  usage?: unknown;
+  error?: unknown;
+}
+
+function indexOf(event: WireEvent): number {
+  if (typeof event.index !== 'number') throw new Error(`${event.type} without a block index`);
+  return event.index;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function mapStop(reason: string): StopReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    default:
+      // refusal, pause_turn and reasons added later.
+      return 'other';
+  }
+}
+
+function errorText(error: unknown): string {
+  if (typeof error === 'string') return error;
+  const message = (error as { message?: unknown })?.message;
+  return typeof message === 'string' ? message : JSON.stringify(error).slice(0, 300);
+}
+
+async function readErrorBody(body: AsyncIterable<unknown> & { text(): Promise<string> }): Promise<string> {
+  let text = '';
+  try {
+    text = await body.text();
+  } catch {
+    return '';
+  }
+  try {
+    // Anthropic: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}
+    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
+    if (parsed.error) return errorText(parsed.error);
+    if (typeof parsed.message === 'string') return parsed.message;
+  } catch {
+    // Not JSON: fall through to the raw text.
+  }
+  return text.replace(/\s+/g, ' ').trim().slice(0, 300);
+}
+
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'the connection closed',
+};
+
+function transportError(
+  error: unknown,
+  url: string,
+  afterOutput: boolean,
+  signal: AbortSignal | undefined,
+): ProviderEvent {
+  if (signal?.aborted) {
+    return {
+      type: 'error',
+      kind: 'aborted',
+      message: 'the request was cancelled',
+      retryable: false,
+      afterOutput,
+    };
+  }
+  const e = error as { code?: string; cause?: { code?: string }; message?: string };
+  const code = e.code ?? e.cause?.code ?? '';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return {
+      type: 'error',
+      kind: 'timeout',
+      message: `${url} did not answer in time`,
+      retryable: !afterOutput,
+      afterOutput,
+    };
+  }
+  const reason = REASONS[code] ?? e.message ?? String(error);
+  return {
+    type: 'error',
+    kind: 'unreachable',
+    message: `cannot reach ${url}: ${reason}`,
+    retryable: !afterOutput,
+    afterOutput,
+  };
+}

@@ -1,0 +1,100 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ToolCall, ToolSpec } from '../gateway/types.ts';
+import { type Tool, ToolInputError } from './types.ts';
+
+export interface ToolRegistry {
+  get(name: string): Tool | undefined;
+  names(): string[];
+  /** The schemas the model is offered. */
+  specs(): ToolSpec[];
+  /** The constraint layer: parse, validate against the schema, clamp. Never throws. */
+  prepare(call: ToolCall): PreparedCall;
+}
+
+export type PreparedCall =
+  | { ok: true; tool: Tool; args: Record<string, unknown> }
+  /** `correction` is written for the model: what was wrong and how to call again. */
+  | { ok: false; correction: string };
+
+export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
+  const ajv = new Ajv({ allErrors: true, strict: true });
+  const byName = new Map<string, { tool: Tool; validate: ValidateFunction }>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
+    if (tool.inputSchema.additionalProperties !== false) {
+      throw new Error(`tool ${tool.name}: its input schema must set additionalProperties: false`);
+    }
+    byName.set(tool.name, { tool, validate: ajv.compile(tool.inputSchema) });
+  }
+
+  return {
+    get: (name) => byName.get(name)?.tool,
+    names: () => [...byName.keys()],
+    specs: () =>
+      [...byName.values()].map(({ tool }) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+      })),
+    prepare(call) {
+      const entry = byName.get(call.name);
+      if (!entry) {
+        return {
+          ok: false,
+          correction: `There is no tool named "${call.name}". Available tools: ${[...byName.keys()].join(', ')}.`,
+        };
+      }
+      let args: unknown;
+      try {
+        args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+      } catch (error) {
+        return {
+          ok: false,
+          correction: `The arguments for ${call.name} are not valid JSON (${(error as Error).message}). Send one JSON object that matches the tool's schema.`,
+        };
+      }
+      if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+        return {
+          ok: false,
+          correction: `The arguments for ${call.name} must be a JSON object, not ${JSON.stringify(args)}.`,
+        };
+      }
+      if (!entry.validate(args)) {
+        return {
+          ok: false,
+          correction: `The arguments for ${call.name} do not match its schema: ${describeErrors(entry.validate.errors ?? [])}. Fix them and call again.`,
+        };
+      }
+      const typed = args as Record<string, unknown>;
+      if (!entry.tool.clamp) return { ok: true, tool: entry.tool, args: typed };
+      // A clamp is tool code: whatever it throws becomes a correction, as `prepare` never throws.
+      try {
+        return { ok: true, tool: entry.tool, args: entry.tool.clamp(typed) };
+      } catch (error) {
+        return {
+          ok: false,
+          correction:
+            error instanceof ToolInputError
+              ? error.message
+              : `The arguments for ${call.name} could not be checked (${error instanceof Error ? error.message : String(error)}).`,
+        };
+      }
+    },
+  };
+}
+
+function describeErrors(errors: ErrorObject[]): string {
+  return errors
+    .slice(0, 5)
+    .map((e) => {
+      const at = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : 'the arguments';
+      if (e.keyword === 'additionalProperties') {
+        return `${at} has an unknown property "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+      }
+      if (e.keyword === 'required') {
+        return `${at} is missing the required property "${(e.params as { missingProperty: string }).missingProperty}"`;
+      }
+      return `${at} ${e.message ?? 'is invalid'}`;
+    })
+    .join('; ');
+}

@@ -1,0 +1,40 @@
+import type { Logger } from '../log.ts';
+
+/** What a tool may use while it runs. Passed in; tools hold no global state. */
+export interface ToolContext {
+  /** Aborts when the call times out or the turn is cancelled; long work must honour it. */
+  signal: AbortSignal;
+  sessionId: string;
+  workspace: string;
+  log: Logger;
+  now: () => Date;
+}
+
+/**
+ * A typed tool. The description is the model's only manual: what it does, when to use it, the
+ * argument shapes, edge cases and one example. The schema is strict (`additionalProperties: false`)
+ * and is checked before `execute` ever sees the arguments.
+ */
+export interface Tool<Args = Record<string, unknown>> {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** Output written by the harness or the owner's own workspace. Default false: fenced as data. */
+  trusted?: boolean;
+  /** Touches private data; pins the session to the sensitive route. Default false. */
+  sensitive?: boolean;
+  /** Wall-clock limit for one call; the default applies when absent. */
+  timeoutMs?: number;
+  /** Bounds arguments the schema allows but policy does not (e.g. a timeout over the maximum). */
+  clamp?(args: Args): Args;
+  /**
+   * Returns the result text. Throwing is fine: a throw becomes an error result the model can read.
+   * A message on a thrown `ToolInputError` is shown to the model as a correction.
+   */
+  execute(args: Args, ctx: ToolContext): Promise<string>;
+}
+
+/** Thrown by a tool whose arguments passed the schema but still make no sense; the model can fix it. */
+export class ToolInputError extends Error {
+  override name = 'ToolInputError';
+}
