@@ -10,7 +10,7 @@ import { permissionRequests } from '../store/permission-requests.ts';
 import { type Session, sessionLog } from '../store/session-log.ts';
 import { recordUsage } from '../store/usage-ledger.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { driveTurn, type LoopDeps } from './agent-loop.ts';
+import { driveTurn, type LoopDeps, type TurnStatus } from './agent-loop.ts';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.ts';
 import { costReport, HELP } from './commands.ts';
 import { turnState } from './turn-state.ts';
@@ -44,6 +44,11 @@ export interface Assistant {
     input: { requestId: string; decision: PermissionDecision; channel: string; senderId: string },
     sink: ReplySink,
   ): Promise<DecideResult>;
+  /**
+   * A turn nobody watches (a scheduled digest): a fresh session, no questions; a call that would
+   * ask is denied with a hint. Resolves with how the turn ended.
+   */
+  runUnattended(input: { channel: string; room: string; text: string }, sink: ReplySink): Promise<TurnStatus>;
   /** After a restart: resumes turns a crash cut off. Parked turns keep waiting for a decision. */
   recover(outbox: (channel: string, room: string) => ReplySink | undefined): Promise<void>;
   /** Questions still waiting in a room, so a channel can show them again after a restart. */
@@ -233,6 +238,17 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         await driveTurn(loopFor(session), { session, turnId: request.turnId, sink, unattended: false });
       });
       return { ok: true };
+    },
+
+    async runUnattended(input, sink) {
+      let status: TurnStatus = 'failed';
+      await serialize(input.channel, input.room, async () => {
+        const session = await sessions.startFresh(input.channel, input.room);
+        const turnId = randomUUID();
+        await sessions.append(session.id, { kind: 'user_message', text: input.text, sender: 'steward' }, turnId);
+        status = await driveTurn(loopFor(session), { session, turnId, sink, unattended: true });
+      });
+      return status;
     },
 
     async recover(outbox) {
