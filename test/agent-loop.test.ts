@@ -88,7 +88,9 @@ describe('the agent loop', () => {
     events.push(e);
   };
   const prompts = () =>
-    events.filter((e): e is { type: 'permission_prompt'; prompt: PermissionPrompt } => e.type === 'permission_prompt');
+    events.filter(
+      (e): e is { type: 'permission_prompt'; prompt: PermissionPrompt } => e.type === 'permission_prompt',
+    );
 
   beforeEach(async () => {
     dir = tempDir();
@@ -113,7 +115,9 @@ describe('the agent loop', () => {
       workspace: dir.path,
       route: {
         name: 'default',
-        entries: [{ providerName: 'default', provider: openAiCompatible({ baseUrl: model.baseUrl }), model: 'm' }],
+        entries: [
+          { providerName: 'default', provider: openAiCompatible({ baseUrl: model.baseUrl }), model: 'm' },
+        ],
       },
       tools: createToolRegistry([...builtinPureTools, ...testTools(ran)]),
       gate: conservativeGate(
@@ -132,18 +136,32 @@ describe('the agent loop', () => {
 
   it('runs an exempt tool from streamed, split arguments and feeds the result back', async () => {
     model = await startScriptedModel([
-      { chunks: ['Checking. '], toolCalls: [{ name: 'calculate', argumentChunks: ['{"expr', 'ession":', '"6*7"}'] }] },
+      {
+        chunks: ['Checking. '],
+        toolCalls: [{ name: 'calculate', argumentChunks: ['{"expr', 'ession":', '"6*7"}'] }],
+      },
       reply('It is 42.'),
     ]);
     await say(assistant(), 'what is 6*7?');
     expect(replyText()).toEqual(['It is 42.']);
     const second = messagesOf(1);
-    expect(second.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ function: { name: 'calculate' } }] });
+    expect(second.at(-2)).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ function: { name: 'calculate' } }],
+    });
     expect(second.at(-1)).toMatchObject({ role: 'tool', content: expect.stringContaining('42') });
     // A clean tool step lowers the effort of the next request; a user message does not.
     expect(request(0)).not.toHaveProperty('reasoning_effort');
     expect(request(1).reasoning_effort).toBe('low');
-    expect(events.map((e) => e.type)).toEqual(['text_delta', 'tool_started', 'tool_finished', 'text_delta', 'text_delta', 'text_delta', 'reply']);
+    expect(events.map((e) => e.type)).toEqual([
+      'text_delta',
+      'tool_started',
+      'tool_finished',
+      'text_delta',
+      'text_delta',
+      'text_delta',
+      'reply',
+    ]);
     const audit = await db.query('select tool, layer, verdict, outcome from audit_log');
     expect(audit.rows).toEqual([{ tool: 'calculate', layer: 'exempt', verdict: 'allow', outcome: 'ok' }]);
   });
@@ -191,7 +209,9 @@ describe('the agent loop', () => {
   });
 
   it('warns at step 15 and sends no tools field at all on step 16', async () => {
-    const steps: ScriptStep[] = Array.from({ length: 15 }, (_, i) => toolStep(call('calculate', { expression: `${i}+1` })));
+    const steps: ScriptStep[] = Array.from({ length: 15 }, (_, i) =>
+      toolStep(call('calculate', { expression: `${i}+1` })),
+    );
     model = await startScriptedModel([...steps, reply('final answer')]);
     await say(assistant(), 'loop');
     expect(model.requests).toHaveLength(16);
@@ -205,7 +225,10 @@ describe('the agent loop', () => {
 
   it('ignores tool calls on the final step', async () => {
     const steps = Array.from({ length: 3 }, (_, i) => toolStep(call('calculate', { expression: `${i}` })));
-    model = await startScriptedModel([...steps, { chunks: ['answer'], toolCalls: [call('calculate', { expression: '9' })] }]);
+    model = await startScriptedModel([
+      ...steps,
+      { chunks: ['answer'], toolCalls: [call('calculate', { expression: '9' })] },
+    ]);
     await say(assistant({ ceilings: { maxSteps: 4, maxRepeats: 3 } }), 'go');
     expect(request(3)).not.toHaveProperty('tools');
     expect(replyText()).toEqual(['answer']);
@@ -233,8 +256,16 @@ describe('the agent loop', () => {
         route: {
           name: 'default',
           entries: [
-            { providerName: 'primary', provider: openAiCompatible({ baseUrl: broken.baseUrl }), model: 'big' },
-            { providerName: 'backup', provider: openAiCompatible({ baseUrl: model.baseUrl }), model: 'small' },
+            {
+              providerName: 'primary',
+              provider: openAiCompatible({ baseUrl: broken.baseUrl }),
+              model: 'big',
+            },
+            {
+              providerName: 'backup',
+              provider: openAiCompatible({ baseUrl: model.baseUrl }),
+              model: 'small',
+            },
           ],
         },
         prices: { small: { inputPerMTok: 1, outputPerMTok: 2 } },
@@ -249,11 +280,15 @@ describe('the agent loop', () => {
         { provider: 'backup', model: 'small', outcome: 'ok', cost_usd: '0.000022' },
       ]);
       const session = await sessionLog(db).open('test', 'r');
-      const answered = (await sessionLog(db).events(session.id)).find((e) => e.data.kind === 'assistant_message');
+      const answered = (await sessionLog(db).events(session.id)).find(
+        (e) => e.data.kind === 'assistant_message',
+      );
       expect(answered?.data).toMatchObject({ model: 'small' });
       events = [];
       await say(a, '/cost');
-      expect(replyText()[0]).toMatch(/Today \(UTC\): 3 model calls, 12 tokens in, 5 out, \$0\.0000 \(2 unpriced\)/);
+      expect(replyText()[0]).toMatch(
+        /Today \(UTC\): 3 model calls, 12 tokens in, 5 out, \$0\.0000 \(2 unpriced\)/,
+      );
     } finally {
       await broken.close();
     }
@@ -266,18 +301,33 @@ describe('the agent loop', () => {
     expect(ran).toEqual([]);
     expect(prompts()).toHaveLength(1);
     const prompt = prompts()[0]?.prompt as PermissionPrompt;
-    expect(prompt).toMatchObject({ tool: 'echo', args: '{"text":"hi"}', score: 2, level: 'moderate', layer: 'default' });
+    expect(prompt).toMatchObject({
+      tool: 'echo',
+      args: '{"text":"hi"}',
+      score: 2,
+      level: 'moderate',
+      layer: 'default',
+    });
 
-    const stranger = await a.decide({ requestId: prompt.requestId, decision: 'once', channel: 'test', senderId: 'x' }, sink);
+    const stranger = await a.decide(
+      { requestId: prompt.requestId, decision: 'once', channel: 'test', senderId: 'x' },
+      sink,
+    );
     expect(stranger).toMatchObject({ ok: false, reason: 'not_owner' });
     expect(ran).toEqual([]);
 
-    const owner = await a.decide({ requestId: prompt.requestId, decision: 'once', channel: 'test', senderId: OWNER }, sink);
+    const owner = await a.decide(
+      { requestId: prompt.requestId, decision: 'once', channel: 'test', senderId: OWNER },
+      sink,
+    );
     expect(owner).toEqual({ ok: true });
     expect(ran).toEqual(['echo:hi']);
     expect(replyText()).toEqual(['echoed']);
 
-    const again = await a.decide({ requestId: prompt.requestId, decision: 'once', channel: 'test', senderId: OWNER }, sink);
+    const again = await a.decide(
+      { requestId: prompt.requestId, decision: 'once', channel: 'test', senderId: OWNER },
+      sink,
+    );
     expect(again).toMatchObject({ ok: false, reason: 'settled' });
     expect(ran).toEqual(['echo:hi']);
     const audit = await db.query('select tool, verdict, decision, outcome from audit_log');
@@ -305,7 +355,10 @@ describe('the agent loop', () => {
     const requestId = prompts()[0]?.prompt.requestId as string;
     await a.decide({ requestId, decision: 'deny', channel: 'test', senderId: OWNER }, sink);
     expect(ran).toEqual([]);
-    expect(messagesOf(1).at(-1)).toMatchObject({ role: 'tool', content: expect.stringMatching(/^Not run: the owner denied it/) });
+    expect(messagesOf(1).at(-1)).toMatchObject({
+      role: 'tool',
+      content: expect.stringMatching(/^Not run: the owner denied it/),
+    });
     expect(request(1)).not.toHaveProperty('reasoning_effort');
   });
 
@@ -318,7 +371,15 @@ describe('the agent loop', () => {
     ]);
     const a = assistant();
     await say(a, 'echo one');
-    await a.decide({ requestId: prompts()[0]?.prompt.requestId as string, decision: 'session', channel: 'test', senderId: OWNER }, sink);
+    await a.decide(
+      {
+        requestId: prompts()[0]?.prompt.requestId as string,
+        decision: 'session',
+        channel: 'test',
+        senderId: OWNER,
+      },
+      sink,
+    );
     await say(a, 'echo two');
     expect(prompts()).toHaveLength(1);
     expect(ran).toEqual(['echo:one', 'echo:two']);
@@ -347,7 +408,10 @@ describe('the agent loop', () => {
     await say(a, 'never mind');
     expect(replyText()).toEqual(['moved on']);
     const tool = messagesOf(1).find((m) => m.role === 'tool');
-    expect(tool).toMatchObject({ tool_call_id: 'e1', content: expect.stringMatching(/new message instead of deciding/) });
+    expect(tool).toMatchObject({
+      tool_call_id: 'e1',
+      content: expect.stringMatching(/new message instead of deciding/),
+    });
     const late = await a.decide({ requestId, decision: 'once', channel: 'test', senderId: OWNER }, sink);
     expect(late.ok).toBe(false);
     expect(ran).toEqual([]);
@@ -363,7 +427,11 @@ describe('the agent loop', () => {
       { id: 'x2', name: 'calculate', arguments: '{"expression":"2+2"}' },
     ];
     await log.append(session.id, { kind: 'user_message', text: 'do it', sender: OWNER }, turnId);
-    await log.append(session.id, { kind: 'assistant_message', text: '', toolCalls: calls, model: 'm', route: 'default' }, turnId);
+    await log.append(
+      session.id,
+      { kind: 'assistant_message', text: '', toolCalls: calls, model: 'm', route: 'default' },
+      turnId,
+    );
     await log.append(session.id, { kind: 'tool_started', callId: 'x1', tool: 'echo' }, turnId);
     await assistant().recover((channel, room) => (channel === 'test' && room === 'r' ? sink : undefined));
     expect(ran).toEqual([]);
@@ -371,7 +439,11 @@ describe('the agent loop', () => {
     expect(replyText()).toEqual(['recovered']);
     const results = messagesOf(0).filter((m) => m.role === 'tool');
     expect(results).toEqual([
-      { role: 'tool', tool_call_id: 'x1', content: expect.stringMatching(/interrupted by a restart and was not run again/) },
+      {
+        role: 'tool',
+        tool_call_id: 'x1',
+        content: expect.stringMatching(/interrupted by a restart and was not run again/),
+      },
       { role: 'tool', tool_call_id: 'x2', content: '2+2 = 4' },
     ]);
   });
@@ -380,7 +452,10 @@ describe('the agent loop', () => {
     model = await startScriptedModel([reply('from memory'), reply('still from memory')]);
     await say(assistant(), '/research what changed in Node 24?');
     expect(model.requests).toHaveLength(2);
-    expect(messagesOf(1).at(-1)).toEqual({ role: 'user', content: expect.stringMatching(/^\[steward\] This is a research question/) });
+    expect(messagesOf(1).at(-1)).toEqual({
+      role: 'user',
+      content: expect.stringMatching(/^\[steward\] This is a research question/),
+    });
     expect(replyText()).toEqual(['still from memory']);
   });
 });

@@ -662,3 +662,25 @@ describe('openAiCompatible: broken streams', () => {
     expect(error.afterOutput).toBe(false);
   });
 });
+
+describe('effort hint switch', () => {
+  it('sends no reasoning_effort when effortHint is false, even for low effort', async () => {
+    const server = await startScriptedModel([reply('a'), reply('b')]);
+    try {
+      for (const effortHint of [false, true]) {
+        const provider = openAiCompatible({ baseUrl: server.baseUrl, effortHint });
+        for await (const _ of provider.stream({
+          model: 'm',
+          messages: [{ role: 'user', content: 'x' }],
+          effort: 'low',
+        })) {
+          // drain
+        }
+      }
+      expect(server.requests[0]).not.toHaveProperty('reasoning_effort');
+      expect(server.requests[1]?.reasoning_effort).toBe('low');
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -30,6 +30,7 @@ export async function chatCommand(io: CliIo): Promise<number> {
       ceilings: { maxSteps: loop.maxSteps, maxRepeats: loop.maxRepeats },
       parallelTools: loop.parallelTools,
       permissionTtlMs: loop.permissionTimeoutMs,
+      toolTimeoutMs: loop.toolTimeoutMs,
     });
     await consoleChannel({ input: io.stdin, output: io.stdout, errors: io.stderr }).run(
       assistant,

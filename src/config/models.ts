@@ -5,6 +5,10 @@ export interface ProviderConfig {
   kind: 'openai' | 'anthropic';
   baseUrl: string;
   apiKey?: string;
+  /** openai: send `reasoning_effort: low` on routine steps (default true; some servers reject it). */
+  effortHint?: boolean;
+  /** anthropic: extended-thinking budgets by effort; absent means no thinking. */
+  thinkingBudget?: { low: number; normal: number };
 }
 
 export interface RouteEntryConfig {
@@ -38,7 +42,16 @@ export interface ModelsConfig {
 
 interface ModelsSection {
   model?: { name?: string };
-  providers?: Record<string, { kind: 'openai' | 'anthropic'; base_url: string; api_key_env?: string }>;
+  providers?: Record<
+    string,
+    {
+      kind: 'openai' | 'anthropic';
+      base_url: string;
+      api_key_env?: string;
+      effort_hint?: boolean;
+      thinking_budget?: { low: number; normal: number };
+    }
+  >;
   routes?: Record<string, Array<{ provider: string; model: string }>>;
   prices?: Record<string, { input_per_mtok: number; output_per_mtok: number }>;
   loop?: {
@@ -72,6 +85,8 @@ export function resolveModels(
     }
     checkUrl(p.base_url, `${key}.base_url`);
     const provider: ProviderConfig = { kind: p.kind, baseUrl: p.base_url.replace(/\/+$/, '') };
+    if (p.effort_hint !== undefined) provider.effortHint = p.effort_hint;
+    if (p.thinking_budget) provider.thinkingBudget = p.thinking_budget;
     if (p.api_key_env) {
       const value = env[p.api_key_env];
       if (!value) {

@@ -39,6 +39,13 @@ export const configFileSchema = {
           kind: { type: 'string', enum: ['openai', 'anthropic'] },
           base_url: url,
           api_key_env: { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' },
+          effort_hint: { type: 'boolean' },
+          thinking_budget: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['low', 'normal'],
+            properties: { low: { type: 'integer', minimum: 0 }, normal: { type: 'integer', minimum: 1024 } },
+          },
         },
       },
     },

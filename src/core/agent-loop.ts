@@ -11,7 +11,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { runTool, type ToolOutcome } from '../tools/run-tool.ts';
 import { type Ceilings, FINISH_NOW, REPEAT_STOP, stepDirective, trailingRepeats } from './ceilings.ts';
 import { effortAfter } from './effort.ts';
-import { rebuildConversation } from './session-events.ts';
+import { rebuildConversation, type SessionEvent, type SessionEventData } from './session-events.ts';
 import { systemPrompt } from './system-prompt.ts';
 import { turnState } from './turn-state.ts';
 
@@ -30,6 +30,8 @@ export interface LoopDeps {
   parallel: number;
   workspace: string;
   permissionTtlMs: number;
+  /** The limit for tools that set none of their own. */
+  toolTimeoutMs: number;
 }
 
 export interface TurnContext {
@@ -52,14 +54,16 @@ const RESEARCH_COERCION =
  * crash) and carry on later from the log alone.
  */
 export async function driveTurn(deps: LoopDeps, turn: TurnContext): Promise<TurnStatus> {
-  const { sessions, session } = { sessions: deps.sessions, session: turn.session };
+  const { session } = turn;
+  // Read once; afterwards this loop is the only writer of the turn, so its appends keep it current.
+  const log = await openTurnLog(deps.sessions, session.id, turn.turnId);
   for (;;) {
-    const events = await sessions.events(session.id);
+    const events = log.events;
     const state = turnState(events, turn.turnId);
     if (state.ended) return 'ended';
 
     if (state.openCalls.length > 0) {
-      const parked = await settleOpenCalls(deps, turn, state.openCalls, state);
+      const parked = await settleOpenCalls(deps, turn, log, state.openCalls, state);
       if (parked) return 'parked';
       continue;
     }
@@ -99,12 +103,8 @@ export async function driveTurn(deps: LoopDeps, turn: TurnContext): Promise<Turn
     }
 
     if (failure) {
-      await sessions.append(
-        session.id,
-        { kind: 'model_error', message: failure, route: deps.route.name },
-        turn.turnId,
-      );
-      await sessions.append(session.id, { kind: 'turn_ended', outcome: 'failed' }, turn.turnId);
+      await log.append({ kind: 'model_error', message: failure, route: deps.route.name });
+      await log.append({ kind: 'turn_ended', outcome: 'failed' });
       deps.log.warn({ sessionId: session.id, route: deps.route.name }, `model call failed: ${failure}`);
       await turn.sink({
         type: 'notice',
@@ -116,24 +116,38 @@ export async function driveTurn(deps: LoopDeps, turn: TurnContext): Promise<Turn
 
     // On the final step no tools were offered; a model that calls one anyway is not obeyed.
     const toolCalls = directive === 'final' ? [] : calls;
-    await sessions.append(
-      session.id,
+    await log.append(
       toolCalls.length > 0
         ? { kind: 'assistant_message', text, toolCalls, model, route: deps.route.name }
         : { kind: 'assistant_message', text, model, route: deps.route.name },
-      turn.turnId,
     );
     if (toolCalls.length > 0) continue;
 
     const usedTools = state.steps.some((s) => s.length > 0);
     if (state.research && !usedTools && !state.coerced) {
-      await sessions.append(session.id, { kind: 'harness_note', text: RESEARCH_COERCION }, turn.turnId);
+      await log.append({ kind: 'harness_note', text: RESEARCH_COERCION });
       continue;
     }
-    await sessions.append(session.id, { kind: 'turn_ended', outcome: 'answered' }, turn.turnId);
+    await log.append({ kind: 'turn_ended', outcome: 'answered' });
     await turn.sink({ type: 'reply', text });
     return 'answered';
   }
+}
+
+interface TurnLog {
+  events: SessionEvent[];
+  append(data: SessionEventData): Promise<void>;
+}
+
+async function openTurnLog(sessions: SessionLog, sessionId: string, turnId: string): Promise<TurnLog> {
+  const events = await sessions.events(sessionId);
+  return {
+    events,
+    async append(data) {
+      const id = await sessions.append(sessionId, data, turnId);
+      events.push({ id, sessionId, turnId, data, createdAt: new Date() });
+    },
+  };
 }
 
 interface Ready {
@@ -154,6 +168,7 @@ interface Ready {
 async function settleOpenCalls(
   deps: LoopDeps,
   turn: TurnContext,
+  log: TurnLog,
   open: ToolCall[],
   state: ReturnType<typeof turnState>,
 ): Promise<boolean> {
@@ -179,7 +194,7 @@ async function settleOpenCalls(
     }
     const requestId = state.requests.get(call.id);
     if (requestId) {
-      const decision = state.decisions.get(call.id) ?? (await expiredDecision(deps, requestId));
+      const decision = state.decisions.get(call.id) ?? (await expiredDecision(deps, log, requestId));
       if (decision === undefined) {
         waiting = true;
         continue;
@@ -231,26 +246,22 @@ async function settleOpenCalls(
         },
       });
     } else {
-      await askOwner(deps, turn, call, prepared.args, verdict);
+      await askOwner(deps, turn, log, call, prepared.args, verdict);
       waiting = true;
     }
   }
   if (waiting) return true;
 
-  const outcomes = await runInBatches(deps, turn, ready);
+  const outcomes = await runInBatches(deps, turn, log, ready);
   for (const [index, item] of ready.entries()) {
     const outcome = outcomes[index] as ToolOutcome & { durationMs: number };
-    await deps.sessions.append(
-      session.id,
-      {
-        kind: 'tool_result',
-        callId: item.call.id,
-        tool: item.call.name,
-        content: outcome.content,
-        isError: !outcome.ok,
-      },
-      turnId,
-    );
+    await log.append({
+      kind: 'tool_result',
+      callId: item.call.id,
+      tool: item.call.name,
+      content: outcome.content,
+      isError: !outcome.ok,
+    });
     const verdict = item.run?.verdict ?? item.result?.verdict;
     await recordAudit(deps.db, {
       sessionId: session.id,
@@ -269,7 +280,7 @@ async function settleOpenCalls(
   return false;
 }
 
-async function runInBatches(deps: LoopDeps, turn: TurnContext, ready: Ready[]) {
+async function runInBatches(deps: LoopDeps, turn: TurnContext, log: TurnLog, ready: Ready[]) {
   const outcomes: Array<ToolOutcome & { durationMs: number }> = [];
   const queue = ready.map((item, index) => ({ item, index }));
   const worker = async () => {
@@ -279,11 +290,7 @@ async function runInBatches(deps: LoopDeps, turn: TurnContext, ready: Ready[]) {
         outcomes[index] = { ...(item.result as ToolOutcome), durationMs: 0 };
         continue;
       }
-      await deps.sessions.append(
-        turn.session.id,
-        { kind: 'tool_started', callId: item.call.id, tool: item.call.name },
-        turn.turnId,
-      );
+      await log.append({ kind: 'tool_started', callId: item.call.id, tool: item.call.name });
       await turn.sink({
         type: 'tool_started',
         callId: item.call.id,
@@ -291,13 +298,18 @@ async function runInBatches(deps: LoopDeps, turn: TurnContext, ready: Ready[]) {
         args: item.call.arguments,
       });
       const started = performance.now();
-      const outcome = await runTool(item.run.tool, item.run.args, {
-        signal: turn.signal ?? new AbortController().signal,
-        sessionId: turn.session.id,
-        workspace: deps.workspace,
-        log: deps.log,
-        now: deps.now,
-      });
+      const outcome = await runTool(
+        item.run.tool,
+        item.run.args,
+        {
+          signal: turn.signal ?? new AbortController().signal,
+          sessionId: turn.session.id,
+          workspace: deps.workspace,
+          log: deps.log,
+          now: deps.now,
+        },
+        item.run.tool.timeoutMs ?? deps.toolTimeoutMs,
+      );
       const durationMs = Math.round(performance.now() - started);
       outcomes[index] = { ...outcome, durationMs };
       await turn.sink({
@@ -316,6 +328,7 @@ async function runInBatches(deps: LoopDeps, turn: TurnContext, ready: Ready[]) {
 async function askOwner(
   deps: LoopDeps,
   turn: TurnContext,
+  log: TurnLog,
   call: ToolCall,
   args: Record<string, unknown>,
   verdict: Verdict,
@@ -336,19 +349,15 @@ async function askOwner(
     deps.permissionTtlMs,
     deps.now(),
   );
-  await deps.sessions.append(
-    turn.session.id,
-    {
-      kind: 'permission_requested',
-      callId: call.id,
-      requestId: request.id,
-      tool: call.name,
-      score: verdict.score,
-      layer: verdict.layer,
-      rationale: verdict.rationale,
-    },
-    turn.turnId,
-  );
+  await log.append({
+    kind: 'permission_requested',
+    callId: call.id,
+    requestId: request.id,
+    tool: call.name,
+    score: verdict.score,
+    layer: verdict.layer,
+    rationale: verdict.rationale,
+  });
   await turn.sink({
     type: 'permission_prompt',
     prompt: {
@@ -364,24 +373,20 @@ async function askOwner(
 }
 
 /** A pending request past its deadline counts as denied by timeout; the decision is logged. */
-async function expiredDecision(deps: LoopDeps, requestId: string): Promise<string | undefined> {
+async function expiredDecision(deps: LoopDeps, log: TurnLog, requestId: string): Promise<string | undefined> {
   const request = await deps.requests.find(requestId);
   if (!request) return 'deny';
   if (request.status !== 'pending') return request.decision ?? 'deny';
   if (request.expiresAt > deps.now()) return undefined;
   const settled = await deps.requests.settle(requestId, 'timeout', 'steward', deps.now(), true);
   if (settled.ok || settled.request) {
-    await deps.sessions.append(
-      request.sessionId,
-      {
-        kind: 'permission_decision',
-        callId: request.callId,
-        requestId,
-        decision: 'timeout',
-        decidedBy: 'steward',
-      },
-      request.turnId,
-    );
+    await log.append({
+      kind: 'permission_decision',
+      callId: request.callId,
+      requestId,
+      decision: 'timeout',
+      decidedBy: 'steward',
+    });
   }
   return 'timeout';
 }

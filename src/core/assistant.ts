@@ -10,10 +10,11 @@ import { permissionRequests } from '../store/permission-requests.ts';
 import { type Session, sessionLog } from '../store/session-log.ts';
 import { recordUsage } from '../store/usage-ledger.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import { DEFAULT_TOOL_TIMEOUT_MS } from '../tools/run-tool.ts';
 import { driveTurn, type LoopDeps, type TurnStatus } from './agent-loop.ts';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.ts';
 import { costReport, HELP } from './commands.ts';
-import { turnState } from './turn-state.ts';
+import { openTurnIds, turnState } from './turn-state.ts';
 
 export interface AssistantDeps {
   db: Db;
@@ -28,6 +29,7 @@ export interface AssistantDeps {
   ceilings?: Ceilings;
   parallelTools?: number;
   permissionTtlMs?: number;
+  toolTimeoutMs?: number;
   retry?: Partial<Pick<RouterDeps, 'retries' | 'backoffMs' | 'sleep'>>;
   now?: () => Date;
 }
@@ -75,6 +77,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     parallel: deps.parallelTools ?? 4,
     workspace: deps.workspace,
     permissionTtlMs: deps.permissionTtlMs ?? 30 * 60 * 1000,
+    toolTimeoutMs: deps.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     router: {
       retries: deps.retry?.retries ?? DEFAULT_RETRY.retries,
       backoffMs: deps.retry?.backoffMs ?? DEFAULT_RETRY.backoffMs,
@@ -110,8 +113,9 @@ export function createAssistant(deps: AssistantDeps): Assistant {
 
   /** A new message while a turn waits for the owner: that turn is closed, its calls not run. */
   const closeOpenTurns = async (session: Session, sink: ReplySink) => {
-    for (const { turnId } of await sessions.openTurns(session.id)) {
-      const state = turnState(await sessions.events(session.id), turnId);
+    const events = await sessions.events(session.id);
+    for (const turnId of openTurnIds(events)) {
+      const state = turnState(events, turnId);
       await requests.expireTurn(turnId, now());
       for (const call of state.openCalls) {
         await sessions.append(
@@ -245,7 +249,11 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       await serialize(input.channel, input.room, async () => {
         const session = await sessions.startFresh(input.channel, input.room);
         const turnId = randomUUID();
-        await sessions.append(session.id, { kind: 'user_message', text: input.text, sender: 'steward' }, turnId);
+        await sessions.append(
+          session.id,
+          { kind: 'user_message', text: input.text, sender: 'steward' },
+          turnId,
+        );
         status = await driveTurn(loopFor(session), { session, turnId, sink, unattended: true });
       });
       return status;

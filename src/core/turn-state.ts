@@ -85,3 +85,15 @@ export function turnState(events: readonly SessionEvent[], turnId: string): Turn
   }
   return { ended, research, steps, openCalls, started, requests, decisions, lastOutcome, coerced, lastText };
 }
+
+/** Turns of a session that began and never ended, oldest first. */
+export function openTurnIds(events: readonly SessionEvent[]): string[] {
+  const started: string[] = [];
+  const ended = new Set<string>();
+  for (const { turnId, data } of events) {
+    if (!turnId) continue;
+    if (data.kind === 'user_message' && !started.includes(turnId)) started.push(turnId);
+    if (data.kind === 'turn_ended') ended.add(turnId);
+  }
+  return started.filter((id) => !ended.has(id));
+}

@@ -22,7 +22,13 @@ export function buildRoute(name: string, models: ModelsConfig): Route {
       let provider = clients.get(entry.provider);
       if (!provider) {
         const options = { baseUrl: config.baseUrl, ...(config.apiKey ? { apiKey: config.apiKey } : {}) };
-        provider = config.kind === 'anthropic' ? anthropic(options) : openAiCompatible(options);
+        provider =
+          config.kind === 'anthropic'
+            ? anthropic({
+                ...options,
+                ...(config.thinkingBudget ? { thinkingBudget: config.thinkingBudget } : {}),
+              })
+            : openAiCompatible({ ...options, effortHint: config.effortHint ?? true });
         clients.set(entry.provider, provider);
       }
       return { providerName: entry.provider, provider, model: entry.model };

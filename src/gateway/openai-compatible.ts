@@ -8,13 +8,21 @@ import type { ChatMessage, ModelRequest, Provider, ProviderEvent, StopReason, To
 export interface OpenAiCompatibleOptions {
   baseUrl: string;
   apiKey?: string;
+  /** Send `reasoning_effort: "low"` when the loop asks for low effort (default true). */
+  effortHint?: boolean;
 }
 
 export function openAiCompatible(options: OpenAiCompatibleOptions): Provider {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   return {
     kind: 'openai-compatible',
-    stream: (req) => streamCompletion(url, options.apiKey, req),
+    // Without the hint, a low-effort request is sent as a normal one.
+    stream: (req) =>
+      streamCompletion(
+        url,
+        options.apiKey,
+        options.effortHint === false ? { ...req, effort: 'normal' } : req,
+      ),
   };
 }
 

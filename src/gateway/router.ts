@@ -126,7 +126,13 @@ export async function* streamRoute(
   }
   if (request.signal?.aborted) {
     // Cancelled between attempts: that is the outcome, not the failure that came before it.
-    yield { type: 'error', kind: 'aborted', message: 'the request was cancelled', retryable: false, afterOutput: false };
+    yield {
+      type: 'error',
+      kind: 'aborted',
+      message: 'the request was cancelled',
+      retryable: false,
+      afterOutput: false,
+    };
     return;
   }
   if (!lastError) {
@@ -142,6 +148,7 @@ export async function* streamRoute(
   yield {
     type: 'error',
     kind: lastError.kind,
+    ...(lastError.status === undefined ? {} : { status: lastError.status }),
     message:
       tried.length > 1
         ? `every model of route ${route.name} failed (${tried.join(', ')}); last: ${lastError.message}`

@@ -1,0 +1,12 @@
+// `npm run bench`: prints each benchmark's figures and saves them under bench/results/.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loopOverhead } from './loop-overhead.ts';
+
+const results = [await loopOverhead()];
+const dir = new URL('./results/', import.meta.url);
+mkdirSync(dir, { recursive: true });
+for (const result of results) {
+  const record = { ...result, node: process.version, at: new Date().toISOString() };
+  console.log(JSON.stringify(record, null, 2));
+  writeFileSync(new URL(`${result.name}.json`, dir), `${JSON.stringify(record, null, 2)}\n`);
+}
