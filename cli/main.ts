@@ -1,32 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { redact, secretValues } from '../src/config/secrets.ts';
 import { ConfigError, exitCodeFor, StoreError, UsageError } from '../src/errors.ts';
-import { chatCommand } from './commands/chat.ts';
-import { doctorCommand } from './commands/doctor.ts';
-import { migrateCommand } from './commands/migrate.ts';
-import { startCommand } from './commands/start.ts';
+import { COMMANDS } from './commands/index.ts';
 import { type CliIo, processIo } from './io.ts';
-
-interface Command {
-  summary: string;
-  run(io: CliIo, args: string[]): Promise<number>;
-}
-
-const noArgs = (run: (io: CliIo) => Promise<number>) => (io: CliIo) => run(io);
-
-const COMMANDS: Record<string, Command> = {
-  start: { summary: 'run every configured channel (Telegram, Matrix)', run: noArgs(startCommand) },
-  chat: {
-    summary: 'talk here: each input line is a message from the owner; replies on stdout',
-    run: noArgs(chatCommand),
-  },
-  migrate: { summary: 'apply migrations/ to the configured database and exit', run: noArgs(migrateCommand) },
-  doctor: {
-    summary: 'check configuration, database, model endpoint and platform credentials',
-    run: noArgs(doctorCommand),
-  },
-};
 
 export function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
@@ -62,9 +38,11 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
     }
     const command = COMMANDS[name];
     if (!command) throw new UsageError(`unknown command '${name}'`);
-    const { values } = parseCommandArgs(name, rest);
-    if (values.help) {
-      io.stdout.write(`steward ${name}: ${command.summary}\n`);
+    const beforeDashes = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+    if (beforeDashes.includes('-h') || beforeDashes.includes('--help')) {
+      io.stdout.write(
+        `Usage: steward ${name}${command.synopsis ? ` ${command.synopsis}` : ''}\n${command.summary}\n`,
+      );
       return 0;
     }
     return await command.run(io, rest);
@@ -79,21 +57,5 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
       io.stderr.write(`steward: unexpected failure: ${message}\n`);
     }
     return exitCodeFor(error);
-  }
-}
-
-function parseCommandArgs(name: string, args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      options: { help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (error) {
-    const option = /'([^']+)'/.exec((error as Error).message)?.[1];
-    throw new UsageError(
-      option ? `unknown option '${option}' for steward ${name}` : `bad arguments for steward ${name}`,
-    );
   }
 }
