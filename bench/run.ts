@@ -1,8 +1,9 @@
 // `npm run bench`: prints each benchmark's figures and saves them under bench/results/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loopOverhead } from './loop-overhead.ts';
+import { offloadMemory } from './offload-memory.ts';
 
-const results = [await loopOverhead()];
+const results = [await loopOverhead(), await offloadMemory()];
 const dir = new URL('./results/', import.meta.url);
 mkdirSync(dir, { recursive: true });
 for (const result of results) {

@@ -37,6 +37,7 @@ function testTools(log: string[]) {
     {
       name: 'slow',
       description: 'Waits a little.',
+      trusted: true,
       inputSchema: { ...object, required: ['n'], properties: { n: { type: 'integer' } } },
       async execute(args) {
         running++;

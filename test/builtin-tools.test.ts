@@ -333,8 +333,8 @@ describe('current_time', () => {
 
 describe('convert_time', () => {
   const ctx = context('2025-03-30T00:30:00Z');
-  const convert = (time: string, from_timezone: string, to_timezone: string): Promise<string> =>
-    convertTimeTool.execute({ time, from_timezone, to_timezone }, ctx);
+  const convert = async (time: string, from_timezone: string, to_timezone: string): Promise<string> =>
+    String(await convertTimeTool.execute({ time, from_timezone, to_timezone }, ctx));
 
   it('converts with both offsets, the UTC instant and the gap between zones', async () => {
     expect(await convert('2025-03-28 10:00', 'Europe/Berlin', 'America/New_York')).toBe(

@@ -125,7 +125,16 @@ describe('steward chat against an OpenAI-compatible endpoint', () => {
     expect(run.code).toBe(0);
     expect(model.requests[0]).toMatchObject({ model: 'test-model', stream: true });
     const tools = (model.requests[0]?.tools ?? []) as Array<{ function: { name: string } }>;
-    expect(tools.map((t) => t.function.name).sort()).toEqual(['calculate', 'convert_time', 'current_time']);
+    expect(tools.map((t) => t.function.name).sort()).toEqual([
+      'calculate',
+      'convert_time',
+      'current_time',
+      'load_skill',
+      'retrieve_output',
+      'shell',
+      'web_fetch',
+      'write_file',
+    ]);
   });
 
   it('answers piped lines in order, skips blank ones, and remembers across runs through the log', async () => {

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, type Env, loadConfig, requireDefaultRoute } from '../src/config/load.ts';
 import { maskUrl, redact, SECRET_ENV_VARS, secretValues } from '../src/config/secrets.ts';
@@ -50,6 +51,7 @@ describe('loadConfig: defaults', () => {
     expect(config).toEqual({
       dataDir: join(cwd, 'data'),
       workspace: join(cwd, 'data', 'workspace'),
+      skillsDir: fileURLToPath(new URL('../skills', import.meta.url)),
       logLevel: 'info',
       model: { baseUrl: 'http://127.0.0.1:11434/v1' },
       models: {
@@ -64,6 +66,8 @@ describe('loadConfig: defaults', () => {
           toolTimeoutMs: 60_000,
           permissionTimeoutMs: 1_800_000,
         },
+        offload: { defaultBytes: 8192, thresholdBytes: { shell: 4096 }, retentionMs: 604_800_000 },
+        compaction: { budgetTokens: 24_000, keepTurns: 4 },
       },
       secrets: [],
     } satisfies Config);
@@ -284,7 +288,8 @@ function file(text: string, ext = 'yaml'): string {
   return caseFile;
 }
 
-const knownTopKeys = 'data_dir, workspace, log_level, model, telegram, matrix';
+const knownTopKeys =
+  'data_dir, workspace, skills_dir, log_level, model, telegram, matrix, providers, routes, prices, sensitive_tool_route, offload, compaction, loop';
 
 const errorCases: ErrorCase[] = [
   {

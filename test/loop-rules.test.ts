@@ -588,8 +588,13 @@ describe('runTool', () => {
       'probe failed: sync',
     ],
     [
-      'an object',
-      async () => ({ text: 'x' }) as unknown as string,
+      'an object that is not a ToolOutput',
+      async () => ({ body: 'x' }) as unknown as string,
+      'probe returned no text (got object); this is a bug in the tool.',
+    ],
+    [
+      'a ToolOutput whose text is not text',
+      async () => ({ text: 42 }) as unknown as string,
       'probe returned no text (got object); this is a bug in the tool.',
     ],
     [
@@ -712,5 +717,24 @@ describe('runTool', () => {
     await runTool(hanging(false).probe, {}, context(signal), 20);
     expect(add).toHaveBeenCalledTimes(2);
     expect(remove.mock.calls.map((c) => c[1])).toEqual(add.mock.calls.map((c) => c[1]));
+  });
+});
+
+describe('runTool with a ToolOutput', () => {
+  it('passes text and its own trust through', async () => {
+    const tool = {
+      name: 'paged',
+      description: 'd',
+      inputSchema: { type: 'object', additionalProperties: false },
+      execute: async () => ({ text: 'page', trusted: false }),
+    };
+    const ctx = {
+      signal: new AbortController().signal,
+      sessionId: 's',
+      workspace: '/tmp',
+      log: createLogger('silent', []),
+      now: () => new Date(),
+    };
+    expect(await runTool(tool, {}, ctx)).toEqual({ ok: true, content: 'page', trusted: false });
   });
 });

@@ -62,7 +62,7 @@ for (const backend of backends()) {
         "insert into schema_migrations (version, name, checksum) values (99, '0099_future.sql', 'x')",
       );
       await expect(migrate(db)).rejects.toThrow(
-        /schema .* is at version 99 but this steward knows only up to 1; upgrade steward/,
+        /schema .* is at version 99 but this steward knows only up to 2; upgrade steward/,
       );
     });
 
@@ -79,16 +79,16 @@ for (const backend of backends()) {
       try {
         cpSync(MIGRATIONS_DIR, dir.path, { recursive: true });
         writeFileSync(
-          join(dir.path, '0002_broken.sql'),
+          join(dir.path, '0003_broken.sql'),
           'create table half_written (id int);\ninsert into nowhere values (1);\n',
         );
         await expect(migrate(db, loadMigrations(dir.path))).rejects.toThrow(
-          /0002_broken.sql failed, nothing of it was applied/,
+          /0003_broken.sql failed, nothing of it was applied/,
         );
         const half = await db.query("select to_regclass('half_written') is not null as present");
         expect(half.rows[0]).toEqual({ present: false });
         const versions = await db.query<{ version: number }>('select version from schema_migrations');
-        expect(versions.rows.map((r) => r.version)).toEqual([1]);
+        expect(versions.rows.map((r) => r.version)).toEqual([1, 2]);
       } finally {
         dir.remove();
       }

@@ -72,6 +72,11 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
       case 'permission_settled':
         io.errors.write(`steward: ${event.decision} by ${event.decidedBy}\n`);
         break;
+      case 'output_offloaded':
+        io.errors.write(
+          `· ${event.tool} output stored: ${event.bytes} bytes, ${event.lines} lines, ref ${event.ref}\n`,
+        );
+        break;
     }
   };
 

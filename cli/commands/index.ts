@@ -2,7 +2,10 @@ import { parseCommandArgs } from '../args.ts';
 import type { CliIo } from '../io.ts';
 import { chatCommand } from './chat.ts';
 import { doctorCommand } from './doctor.ts';
+import { fenceEntry } from './fence.ts';
 import { migrateCommand } from './migrate.ts';
+import { netguardCommand } from './netguard.ts';
+import { skillsCommand } from './skills.ts';
 import { startCommand } from './start.ts';
 
 export interface Command {
@@ -36,4 +39,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'check configuration, database, model endpoint and platform credentials',
     run: noArgs('doctor', doctorCommand),
   },
+  skills: skillsCommand,
+  fence: fenceEntry,
+  netguard: netguardCommand,
 };

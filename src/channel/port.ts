@@ -22,7 +22,9 @@ export type OutboundEvent =
   | { type: 'tool_started'; callId: string; tool: string; args: string }
   | { type: 'tool_finished'; callId: string; tool: string; ok: boolean; durationMs: number }
   | { type: 'permission_prompt'; prompt: PermissionPrompt }
-  | { type: 'permission_settled'; requestId: string; decision: string; decidedBy: string };
+  | { type: 'permission_settled'; requestId: string; decision: string; decidedBy: string }
+  /** A large result was stored; `ref` pages it back (retrieve_output) and channels can offer it whole. */
+  | { type: 'output_offloaded'; ref: string; tool: string; bytes: number; lines: number };
 
 export type ReplySink = (event: OutboundEvent) => void | Promise<void>;
 

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { type Document, isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.ts';
@@ -10,6 +11,8 @@ import { maskUrl, redact, secretValues } from './secrets.ts';
 export interface Config {
   dataDir: string;
   workspace: string;
+  /** Skill packs: `skills_dir` in the file, else the skills/ folder shipped with steward. */
+  skillsDir: string;
   logLevel: LogLevel;
   /** Unset means the embedded PGlite database under `dataDir/pg`. */
   databaseUrl?: string;
@@ -25,6 +28,7 @@ export interface Config {
 
 export type Env = Record<string, string | undefined>;
 
+const BUNDLED_SKILLS = fileURLToPath(new URL('../../skills/', import.meta.url)).replace(/\/$/, '');
 const DEFAULT_MODEL_BASE_URL = 'http://127.0.0.1:11434/v1';
 const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
 
@@ -66,6 +70,7 @@ function load(env: Env, cwd: string): Config {
   const t = tree as {
     data_dir?: string;
     workspace?: string;
+    skills_dir?: string;
     log_level?: LogLevel;
     model?: { base_url?: string; name?: string };
     telegram?: { owner_id?: number; api_root?: string };
@@ -75,6 +80,7 @@ function load(env: Env, cwd: string): Config {
   const base = (key: string) => (where(key).startsWith('STEWARD_') || !file ? cwd : dirname(file));
   const dataDir = t.data_dir ? resolve(base('data_dir'), t.data_dir) : resolve(cwd, 'data');
   const workspace = t.workspace ? resolve(base('workspace'), t.workspace) : resolve(dataDir, 'workspace');
+  const skillsDir = t.skills_dir ? resolve(base('skills_dir'), t.skills_dir) : BUNDLED_SKILLS;
 
   const modelBaseUrl = t.model?.base_url ?? DEFAULT_MODEL_BASE_URL;
   checkHttpUrl(modelBaseUrl, 'model.base_url', where);
@@ -92,6 +98,7 @@ function load(env: Env, cwd: string): Config {
   const config: Config = {
     dataDir,
     workspace,
+    skillsDir,
     logLevel: t.log_level ?? 'info',
     model,
     models,

@@ -29,6 +29,17 @@ export interface LoopConfig {
   permissionTimeoutMs: number;
 }
 
+export interface OffloadConfig {
+  defaultBytes: number;
+  thresholdBytes: Record<string, number>;
+  retentionMs: number;
+}
+
+export interface CompactionConfig {
+  budgetTokens: number;
+  keepTurns: number;
+}
+
 export interface ModelsConfig {
   /** Always holds `default`: the endpoint of STEWARD_MODEL_BASE_URL. */
   providers: Record<string, ProviderConfig>;
@@ -36,6 +47,10 @@ export interface ModelsConfig {
   routes: Record<string, RouteEntryConfig[]>;
   prices: Record<string, Price>;
   loop: LoopConfig;
+  /** The route a session is pinned to once it ran a sensitive tool. */
+  sensitiveRoute?: string;
+  offload: OffloadConfig;
+  compaction: CompactionConfig;
   /** Values of the variables named by `api_key_env`, for redaction. */
   secrets: string[];
 }
@@ -54,6 +69,9 @@ interface ModelsSection {
   >;
   routes?: Record<string, Array<{ provider: string; model: string }>>;
   prices?: Record<string, { input_per_mtok: number; output_per_mtok: number }>;
+  sensitive_tool_route?: string;
+  offload?: { threshold_bytes?: number; shell_threshold_bytes?: number; retention_days?: number };
+  compaction?: { budget_tokens?: number; keep_turns?: number };
   loop?: {
     max_steps?: number;
     max_repeats?: number;
@@ -121,12 +139,29 @@ export function resolveModels(
     prices[model] = { inputPerMTok: p.input_per_mtok, outputPerMTok: p.output_per_mtok };
   }
 
+  const sensitive = tree.sensitive_tool_route;
+  if (sensitive && !routes[sensitive]) {
+    throw new ConfigError(
+      `config: ${where('sensitive_tool_route')}: names route "${sensitive}", which is not defined; add it under routes (chained to a local model)`,
+    );
+  }
   const loop = tree.loop ?? {};
+  const offload = tree.offload ?? {};
   return {
     providers,
     routes,
     prices,
     secrets,
+    ...(sensitive ? { sensitiveRoute: sensitive } : {}),
+    offload: {
+      defaultBytes: offload.threshold_bytes ?? 8192,
+      thresholdBytes: { shell: offload.shell_threshold_bytes ?? 4096 },
+      retentionMs: (offload.retention_days ?? 7) * 24 * 60 * 60 * 1000,
+    },
+    compaction: {
+      budgetTokens: tree.compaction?.budget_tokens ?? 24_000,
+      keepTurns: tree.compaction?.keep_turns ?? 4,
+    },
     loop: {
       maxSteps: loop.max_steps ?? 16,
       maxRepeats: loop.max_repeats ?? 3,

@@ -13,6 +13,7 @@ export const configFileSchema = {
   properties: {
     data_dir: path,
     workspace: path,
+    skills_dir: path,
     log_level: { type: 'string', enum: LOG_LEVELS },
     model: {
       type: 'object',
@@ -75,6 +76,24 @@ export const configFileSchema = {
         },
       },
     },
+    sensitive_tool_route: { type: 'string', minLength: 1 },
+    offload: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        threshold_bytes: { type: 'integer', minimum: 1024, maximum: 1048576 },
+        shell_threshold_bytes: { type: 'integer', minimum: 1024, maximum: 1048576 },
+        retention_days: { type: 'number', exclusiveMinimum: 0, maximum: 365 },
+      },
+    },
+    compaction: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        budget_tokens: { type: 'integer', minimum: 1000 },
+        keep_turns: { type: 'integer', minimum: 1, maximum: 100 },
+      },
+    },
     loop: {
       type: 'object',
       additionalProperties: false,
@@ -119,6 +138,7 @@ export const SECRET_FILE_KEYS: Readonly<Record<string, string>> = {
 export const FIX_HINTS: Readonly<Record<string, string>> = {
   data_dir: 'give a folder path, e.g. ./data',
   workspace: 'give a folder path, e.g. ./data/workspace',
+  skills_dir: 'give the folder holding <name>/SKILL.md packs, e.g. ./skills',
   log_level: `use one of ${LOG_LEVELS.join(', ')}`,
   'model.base_url': 'give the endpoint ending in /v1, e.g. http://127.0.0.1:11434/v1',
   'model.name': 'name the model on your endpoint, e.g. llama3.1:8b',
@@ -129,6 +149,12 @@ export const FIX_HINTS: Readonly<Record<string, string>> = {
   providers: 'map a name to {kind: openai|anthropic, base_url, api_key_env}',
   routes: 'map a route name to a list of {provider, model}, tried in order',
   prices: 'map a model name to {input_per_mtok, output_per_mtok} in US dollars',
+  sensitive_tool_route: 'name a route under routes that uses a local model, e.g. local',
+  'offload.threshold_bytes': 'use bytes from 1024, e.g. 8192',
+  'offload.shell_threshold_bytes': 'use bytes from 1024, e.g. 4096',
+  'offload.retention_days': 'use days, e.g. 7',
+  'compaction.budget_tokens': 'use a token count from 1000, e.g. 24000',
+  'compaction.keep_turns': 'use a whole number of recent turns to keep verbatim, e.g. 4',
   'loop.max_steps': 'use a whole number from 2 to 100 (default 16)',
   'loop.max_repeats': 'use a whole number from 2 to 20 (default 3)',
   'loop.parallel_tools': 'use a whole number from 1 to 16 (default 4)',

@@ -3,6 +3,7 @@ import type { InboundMessage, PermissionDecision, PermissionPrompt, ReplySink } 
 import { costOf, type Price } from '../config/models.ts';
 import { DEFAULT_RETRY, type Route, type RouterDeps, sleep } from '../gateway/router.ts';
 import type { Logger } from '../log.ts';
+import { type OutputStore, outputStore } from '../offload/output-store.ts';
 import { conservativeGate, dangerLevel, type PermissionGate } from '../permissions/gate.ts';
 import type { Db } from '../store/db.ts';
 import { sessionGrants } from '../store/grants.ts';
@@ -31,6 +32,13 @@ export interface AssistantDeps {
   permissionTtlMs?: number;
   toolTimeoutMs?: number;
   retry?: Partial<Pick<RouterDeps, 'retries' | 'backoffMs' | 'sleep'>>;
+  /** Where large results are stored; share it with the retrieve_output tool. */
+  outputs?: OutputStore;
+  offload?: Partial<LoopDeps['offload']>;
+  sensitiveRoute?: Route;
+  compaction?: LoopDeps['compaction'];
+  /** One line per installed skill (see src/skills skillIndex). */
+  skillIndex?: string;
   now?: () => Date;
 }
 
@@ -57,6 +65,12 @@ export interface Assistant {
   pendingPrompts(channel: string, room: string): Promise<PermissionPrompt[]>;
 }
 
+/** 8 KiB, and 4 KiB for shell, whose output is often a long log. */
+export const DEFAULT_OFFLOAD = {
+  defaultBytes: 8192,
+  thresholdBytes: { shell: 4096 } as Record<string, number>,
+};
+
 /** The one place that decides who is heard and how a message becomes a turn, for every channel. */
 export function createAssistant(deps: AssistantDeps): Assistant {
   const now = deps.now ?? (() => new Date());
@@ -78,6 +92,14 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     workspace: deps.workspace,
     permissionTtlMs: deps.permissionTtlMs ?? 30 * 60 * 1000,
     toolTimeoutMs: deps.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+    outputs: deps.outputs ?? outputStore(db, now),
+    offload: {
+      defaultBytes: deps.offload?.defaultBytes ?? DEFAULT_OFFLOAD.defaultBytes,
+      thresholdBytes: deps.offload?.thresholdBytes ?? DEFAULT_OFFLOAD.thresholdBytes,
+    },
+    ...(deps.sensitiveRoute ? { sensitiveRoute: deps.sensitiveRoute } : {}),
+    compaction: deps.compaction ?? { budgetTokens: 24_000, keepTurns: 4 },
+    skillIndex: deps.skillIndex ?? '',
     router: {
       retries: deps.retry?.retries ?? DEFAULT_RETRY.retries,
       backoffMs: deps.retry?.backoffMs ?? DEFAULT_RETRY.backoffMs,

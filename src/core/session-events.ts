@@ -8,7 +8,7 @@ export type SessionEventData =
   | { kind: 'user_message'; text: string; sender: string; research?: boolean }
   | { kind: 'assistant_message'; text: string; toolCalls?: ToolCall[]; model: string; route: string }
   /** Written just before a tool runs: a call started but never finished was cut off by a crash. */
-  | { kind: 'tool_started'; callId: string; tool: string }
+  | { kind: 'tool_started'; callId: string; tool: string; sensitive?: boolean }
   | { kind: 'tool_result'; callId: string; tool: string; content: string; isError: boolean }
   | {
       kind: 'permission_requested';
@@ -23,7 +23,9 @@ export type SessionEventData =
   | { kind: 'model_error'; message: string; route: string }
   /** The harness speaking to the model (e.g. the one research coercion); replayed as a user turn. */
   | { kind: 'harness_note'; text: string }
-  | { kind: 'turn_ended'; outcome: 'answered' | 'failed' | 'superseded' };
+  | { kind: 'turn_ended'; outcome: 'answered' | 'failed' | 'superseded' }
+  /** Everything up to `throughEventId` is replaced, for the model, by `summary`; the events stay. */
+  | { kind: 'compaction'; throughEventId: number; summary: string; turns: number };
 
 export type SessionEventKind = SessionEventData['kind'];
 
@@ -38,7 +40,16 @@ export interface SessionEvent {
 /** The messages a model is sent for this session, in order. A pure function of the log. */
 export function rebuildConversation(events: readonly SessionEvent[]): ChatMessage[] {
   const messages: ChatMessage[] = [];
-  for (const { data } of events) {
+  let compacted: Extract<SessionEventData, { kind: 'compaction' }> | undefined;
+  for (const { data } of events) if (data.kind === 'compaction') compacted = data;
+  if (compacted) {
+    messages.push({
+      role: 'user',
+      content: `[steward] Summary of the earlier conversation:\n${compacted.summary}`,
+    });
+  }
+  for (const { id, data } of events) {
+    if (compacted && id <= compacted.throughEventId) continue;
     switch (data.kind) {
       case 'user_message':
         messages.push({ role: 'user', content: data.text });

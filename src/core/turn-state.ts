@@ -45,6 +45,10 @@ export function turnState(events: readonly SessionEvent[], turnId: string): Turn
         break;
       case 'assistant_message':
         steps.push(data.toolCalls ?? []);
+        // Loading the research-brief skill makes this a research turn, as the /research prefix does.
+        if (data.toolCalls?.some((c) => c.name === 'load_skill' && /"research-brief"/.test(c.arguments))) {
+          research = true;
+        }
         lastText = data.text;
         // What follows belongs to this step's calls; ids of earlier steps may be reused.
         results.clear();

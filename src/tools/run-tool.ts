@@ -1,7 +1,13 @@
 import type { Tool, ToolContext } from './types.ts';
 import { ToolInputError } from './types.ts';
 
-export type ToolOutcome = { ok: true; content: string } | { ok: false; content: string };
+export type ToolOutcome =
+  | { ok: true; content: string | AsyncIterable<string>; trusted?: boolean }
+  | { ok: false; content: string };
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<string> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
@@ -54,6 +60,14 @@ export async function runTool(
   const ran = (async (): Promise<ToolOutcome> => {
     try {
       const output: unknown = await tool.execute(args, { ...ctx, signal: controller.signal });
+      if (typeof output === 'object' && output !== null && 'text' in output) {
+        const { text, trusted } = output as { text: unknown; trusted?: unknown };
+        if (typeof text === 'string' || isAsyncIterable(text)) {
+          return typeof trusted === 'boolean'
+            ? { ok: true, content: text, trusted }
+            : { ok: true, content: text };
+        }
+      }
       if (typeof output !== 'string') {
         return {
           ok: false,

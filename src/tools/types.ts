@@ -28,10 +28,19 @@ export interface Tool<Args = Record<string, unknown>> {
   /** Bounds arguments the schema allows but policy does not (e.g. a timeout over the maximum). */
   clamp?(args: Args): Args;
   /**
-   * Returns the result text. Throwing is fine: a throw becomes an error result the model can read.
+   * Returns the result text, or a `ToolOutput` for a result streamed in pieces (a large output is
+   * then written to the store as it arrives) or whose trust differs from the tool's. Throwing is fine: a throw becomes an error result the model can read.
    * A message on a thrown `ToolInputError` is shown to the model as a correction.
    */
-  execute(args: Args, ctx: ToolContext): Promise<string>;
+  execute(args: Args, ctx: ToolContext): Promise<string | ToolOutput>;
+  /** This call touches private data (e.g. the account it names is a sensitive connector). */
+  sensitiveFor?(args: Args): boolean;
+}
+
+export interface ToolOutput {
+  text: string | AsyncIterable<string>;
+  /** Overrides the tool's flag for this result (retrieve_output keeps the original's trust). */
+  trusted?: boolean;
 }
 
 /** Thrown by a tool whose arguments passed the schema but still make no sense; the model can fix it. */

@@ -1,0 +1,70 @@
+import { requireDefaultRoute } from '../src/config/load.ts';
+import { type Assistant, createAssistant } from '../src/core/assistant.ts';
+import { buildRoute } from '../src/gateway/build-route.ts';
+import { outputStore } from '../src/offload/output-store.ts';
+import { loadSkills, skillIndex } from '../src/skills/index.ts';
+import type { Db } from '../src/store/db.ts';
+import { builtinPureTools } from '../src/tools/builtin/index.ts';
+import { createLoadSkillTool } from '../src/tools/builtin/load-skill.ts';
+import { createRetrieveOutputTool } from '../src/tools/builtin/retrieve-output.ts';
+import { shellTool } from '../src/tools/builtin/shell.ts';
+import { webFetchTool } from '../src/tools/builtin/web-fetch.ts';
+import { writeFileTool } from '../src/tools/builtin/write-file.ts';
+import { createToolRegistry } from '../src/tools/registry.ts';
+import type { Runtime } from './runtime.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The assistant as configured: routes, tools, limits. Also starts the daily collection of expired
+ * outputs (once now); the returned `stop` ends it.
+ */
+export async function buildAssistant(
+  { config, log }: Runtime,
+  db: Db,
+  owners: Record<string, string>,
+): Promise<{ assistant: Assistant; stop(): void }> {
+  requireDefaultRoute(config);
+  const { models } = config;
+  const now = () => new Date();
+  const outputs = outputStore(db, now, models.offload.retentionMs);
+  const collect = async () => {
+    const removed = await outputs.collect().catch((error: Error) => {
+      log.warn(`could not collect expired outputs: ${error.message}`);
+      return 0;
+    });
+    if (removed > 0) log.info({ removed }, 'collected expired tool outputs');
+  };
+  await collect();
+  const timer = setInterval(() => void collect(), DAY_MS);
+  timer.unref();
+
+  const skills = loadSkills(config.skillsDir);
+  const assistant = createAssistant({
+    db,
+    log,
+    now,
+    owners,
+    route: buildRoute('default', models),
+    ...(models.sensitiveRoute ? { sensitiveRoute: buildRoute(models.sensitiveRoute, models) } : {}),
+    prices: models.prices,
+    tools: createToolRegistry([
+      ...builtinPureTools,
+      createRetrieveOutputTool(outputs),
+      createLoadSkillTool(skills),
+      shellTool,
+      writeFileTool,
+      webFetchTool,
+    ]),
+    skillIndex: skillIndex(skills),
+    workspace: config.workspace,
+    outputs,
+    offload: { defaultBytes: models.offload.defaultBytes, thresholdBytes: models.offload.thresholdBytes },
+    compaction: models.compaction,
+    ceilings: { maxSteps: models.loop.maxSteps, maxRepeats: models.loop.maxRepeats },
+    parallelTools: models.loop.parallelTools,
+    permissionTtlMs: models.loop.permissionTimeoutMs,
+    toolTimeoutMs: models.loop.toolTimeoutMs,
+  });
+  return { assistant, stop: () => clearInterval(timer) };
+}
