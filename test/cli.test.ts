@@ -176,3 +176,26 @@ describe('steward chat against an OpenAI-compatible endpoint', () => {
     expect(missing.stdout).toContain('does not list model "absent"; it serves test-model, other');
   });
 });
+
+describe('steward doctor and the sensitive route', () => {
+  it('warns when the sensitive route leaves this machine, and not when it stays on loopback', async () => {
+    const file = join(data.path, 'steward.yaml');
+    const config = (url: string) =>
+      [
+        'providers:',
+        `  private: { kind: openai, base_url: "${url}" }`,
+        'routes:',
+        '  local:',
+        '    - { provider: private, model: small }',
+        'sensitive_tool_route: local',
+      ].join('\n');
+    writeFileSync(file, config('https://models.example.com/v1'));
+    const remote = await runSteward(['doctor'], { env: { ...base(), STEWARD_CONFIG: file } });
+    expect(remote.stdout).toContain(
+      'warn sensitive sensitive_tool_route "local" reaches beyond this machine (https://models.example.com/v1)',
+    );
+    writeFileSync(file, config('http://127.0.0.1:11434/v1'));
+    const local = await runSteward(['doctor'], { env: { ...base(), STEWARD_CONFIG: file } });
+    expect(local.stdout).toContain('ok   sensitive sensitive_tool_route "local" stays on loopback');
+  });
+});

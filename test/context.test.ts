@@ -13,6 +13,7 @@ import { migrate } from '../src/store/migrate.ts';
 import { openPglite } from '../src/store/open-db.ts';
 import { sessionLog } from '../src/store/session-log.ts';
 import { createRetrieveOutputTool } from '../src/tools/builtin/retrieve-output.ts';
+import { shellTool } from '../src/tools/builtin/shell.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import type { Tool } from '../src/tools/types.ts';
 import { reply, type ScriptedModel, type ScriptStep, startScriptedModel } from './support/scripted-model.ts';
@@ -124,6 +125,45 @@ describe('what reaches the model', () => {
     const unknown = await serve([call('retrieve_output', { ref: crypto.randomUUID() }), reply('ok')]);
     await say(assistant(unknown), 'bad ref');
     expect(toolMessages(unknown, 1).at(-1)).toMatch(/^No stored output has the ref/);
+  });
+
+  it('a shell command printing 200,000 lines: a digest under 8 KiB (4 KiB threshold), paged back by ref', async () => {
+    const main = await serve([call('shell', { command: 'seq 1 200000' }), reply('counted')]);
+    const outputs = outputStore(db, () => new Date());
+    const a = assistant(main, {
+      outputs,
+      tools: createToolRegistry([shellTool, createRetrieveOutputTool(outputs)]),
+    });
+    await say(a, 'count to 200000');
+    // Whether the chain asks for this read-only command or not, the owner says yes once.
+    const prompt = events.find((e) => e.type === 'permission_prompt');
+    if (prompt?.type === 'permission_prompt') {
+      await a.decide(
+        { requestId: prompt.prompt.requestId, decision: 'once', channel: 'test', senderId: 'owner' },
+        sink,
+      );
+    }
+    const digest = toolMessages(main, 1)[0] ?? '';
+    expect(Buffer.byteLength(digest)).toBeLessThan(8 * 1024);
+    expect(digest).toMatch(/^\[shell output offloaded: \d+ bytes, 20000[23] lines\./);
+    const ref = /"ref": "([0-9a-f-]{36})"/.exec(digest)?.[1] ?? '';
+    const pages: string[] = [];
+    const sessionId = (await sessionLog(db).open('test', 'r')).id;
+    const retrieve = createRetrieveOutputTool(outputs);
+    const ctx = {
+      signal: new AbortController().signal,
+      sessionId,
+      workspace: dir.path,
+      log: createLogger('silent', []),
+      now: () => new Date(),
+    };
+    for (let offset = 0; offset < 200_010; offset += 1000) {
+      const page = (await retrieve.execute({ ref, offset, limit: 1000 }, ctx)) as { text: string };
+      pages.push(page.text);
+    }
+    const numbers = pages.flatMap((p) => p.split('\n').slice(1)).filter((l) => /^\d+$/.test(l));
+    expect(numbers).toHaveLength(200_000);
+    expect(numbers.at(-1)).toBe('200000');
   });
 
   it('fences what an outsider wrote: one real closing tag, the forged one neutralized', async () => {

@@ -30,11 +30,20 @@ export async function doctorCommand(io: CliIo): Promise<number> {
   }
 
   line('database', await checkDatabase(config));
-  if (config.model.name) {
-    line('model', await checkModelEndpoint(config.model.baseUrl, config.model.name, config.model.apiKey));
-  } else {
-    line('model', { status: 'fail', detail: 'STEWARD_MODEL is not set; e.g. STEWARD_MODEL=llama3.1:8b' });
+  const route = config.models.routes.default;
+  if (!route) line('model', { status: 'fail', detail: 'STEWARD_MODEL is not set; e.g. STEWARD_MODEL=llama3.1:8b' });
+  for (const entry of route ?? []) {
+    const provider = config.models.providers[entry.provider];
+    if (!provider) continue;
+    line(
+      'model',
+      provider.kind === 'openai'
+        ? await checkModelEndpoint(provider.baseUrl, entry.model, provider.apiKey)
+        : { status: 'warn', detail: `${provider.baseUrl} (${entry.provider}, ${entry.model}) is not probed` },
+    );
   }
+  const sensitive = config.models.sensitiveRoute;
+  if (sensitive) line('sensitive', checkSensitiveRoute(config, sensitive));
   if (config.telegram)
     line('telegram', await checkTelegramCredentials(config.telegram.apiRoot, config.telegram.token));
   if (config.matrix)
@@ -66,5 +75,28 @@ async function checkDatabase(config: Config): Promise<CheckResult> {
     }
   } catch (error) {
     return { status: 'fail', detail: (error as Error).message };
+  }
+}
+
+/** A sensitive route exists to keep private data on this machine; a remote endpoint defeats that. */
+export function checkSensitiveRoute(config: Config, route: string): CheckResult {
+  const remote = (config.models.routes[route] ?? [])
+    .map((entry) => config.models.providers[entry.provider]?.baseUrl ?? '')
+    .filter((url) => !isLoopbackUrl(url));
+  if (remote.length > 0) {
+    return {
+      status: 'warn',
+      detail: `sensitive_tool_route "${route}" reaches beyond this machine (${remote.join(', ')}); private data would leave it`,
+    };
+  }
+  return { status: 'ok', detail: `sensitive_tool_route "${route}" stays on loopback` };
+}
+
+function isLoopbackUrl(raw: string): boolean {
+  try {
+    const host = new URL(raw).hostname.replace(/^\[|\]$/g, '');
+    return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
   }
 }
