@@ -349,6 +349,35 @@ describe('the agent loop', () => {
     expect(replyText()).toEqual(['resumed fine']);
   });
 
+  it('an unanswered question times out as a denial, and the owner is told', async () => {
+    model = await startScriptedModel([toolStep(call('echo', { text: 'slow owner' })), reply('understood')]);
+    let clock = new Date('2026-11-30T08:00:00Z');
+    const a = assistant({ now: () => clock, permissionTtlMs: 60_000 });
+    await say(a, 'echo');
+    const outbox = (channel: string, room: string) => (channel === 'test' && room === 'r' ? sink : undefined);
+    expect(await a.expireOverdue(outbox)).toBe(0);
+    clock = new Date(clock.getTime() + 61_000);
+    expect(await a.expireOverdue(outbox)).toBe(1);
+    expect(ran).toEqual([]);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'permission_settled', decision: 'timeout' }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'notice', text: 'No answer in time, so echo was not run.' }),
+    );
+    expect(replyText()).toEqual(['understood']);
+    expect(messagesOf(1).at(-1)).toMatchObject({
+      role: 'tool',
+      content: expect.stringMatching(/did not answer in time/),
+    });
+    const requestId = prompts()[0]?.prompt.requestId as string;
+    const late = await a.decide({ requestId, decision: 'once', channel: 'test', senderId: OWNER }, sink);
+    expect(late).toMatchObject({ ok: false, reason: 'settled' });
+    expect(await a.expireOverdue(outbox)).toBe(0);
+    const audit = await db.query('select decision, outcome from audit_log');
+    expect(audit.rows).toEqual([{ decision: 'timeout', outcome: 'not_run' }]);
+  });
+
   it('a denial reaches the model as a result, with normal effort', async () => {
     model = await startScriptedModel([toolStep(call('echo', { text: 'no' })), reply('ok, I will not')]);
     const a = assistant();

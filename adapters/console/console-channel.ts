@@ -69,9 +69,12 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
         waiting.push(event.prompt);
         io.output.write(`${renderPrompt(event.prompt)}\n`);
         break;
-      case 'permission_settled':
+      case 'permission_settled': {
+        const index = waiting.findIndex((p) => p.requestId === event.requestId);
+        if (index !== -1) waiting.splice(index, 1);
         io.errors.write(`steward: ${event.decision} by ${event.decidedBy}\n`);
         break;
+      }
       case 'output_offloaded':
         io.errors.write(
           `· ${event.tool} output stored: ${event.bytes} bytes, ${event.lines} lines, ref ${event.ref}\n`,
@@ -89,7 +92,12 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
         crlfDelay: Number.POSITIVE_INFINITY,
       });
       signal.addEventListener('abort', () => lines.close(), { once: true });
-      await assistant.recover((channel, r) => (channel === CONSOLE_CHANNEL && r === room ? sink : undefined));
+      const outbox = (channel: string, r: string) =>
+        channel === CONSOLE_CHANNEL && r === room ? sink : undefined;
+      await assistant.recover(outbox);
+      await assistant.expireOverdue(outbox);
+      const sweeper = setInterval(() => void assistant.expireOverdue(outbox), 30_000);
+      sweeper.unref();
       for (const prompt of await assistant.pendingPrompts(CONSOLE_CHANNEL, room))
         sink({ type: 'permission_prompt', prompt });
       const interactive = io.input.isTTY === true;
@@ -118,6 +126,7 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
         }
         if (interactive) io.errors.write('> ');
       }
+      clearInterval(sweeper);
       endLine();
     },
   };

@@ -61,6 +61,11 @@ export interface Assistant {
   runUnattended(input: { channel: string; room: string; text: string }, sink: ReplySink): Promise<TurnStatus>;
   /** After a restart: resumes turns a crash cut off. Parked turns keep waiting for a decision. */
   recover(outbox: (channel: string, room: string) => ReplySink | undefined): Promise<void>;
+  /**
+   * Questions nobody answered in time count as "deny": the owner is told, and each waiting turn
+   * goes on with the denial. Call it now and then (the CLI does every 30 s).
+   */
+  expireOverdue(outbox: (channel: string, room: string) => ReplySink | undefined): Promise<number>;
   /** Questions still waiting in a room, so a channel can show them again after a restart. */
   pendingPrompts(channel: string, room: string): Promise<PermissionPrompt[]>;
 }
@@ -295,6 +300,44 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           await driveTurn(loopFor(session), { session, turnId, sink, unattended: false });
         });
       }
+    },
+
+    async expireOverdue(outbox) {
+      let expired = 0;
+      for (const request of await requests.overdue(now())) {
+        const session = await sessions.get(request.sessionId);
+        const sink = session && outbox(session.channel, session.room);
+        if (!session || !sink) continue;
+        await serialize(session.channel, session.room, async () => {
+          const settled = await requests.settle(request.id, 'timeout', 'steward', now(), true);
+          if (!settled.ok) return;
+          expired++;
+          await sessions.append(
+            session.id,
+            {
+              kind: 'permission_decision',
+              callId: request.callId,
+              requestId: request.id,
+              decision: 'timeout',
+              decidedBy: 'steward',
+            },
+            request.turnId,
+          );
+          await sink({
+            type: 'permission_settled',
+            requestId: request.id,
+            decision: 'timeout',
+            decidedBy: 'steward',
+          });
+          await sink({
+            type: 'notice',
+            level: 'info',
+            text: `No answer in time, so ${request.tool} was not run.`,
+          });
+          await driveTurn(loopFor(session), { session, turnId: request.turnId, sink, unattended: false });
+        });
+      }
+      return expired;
     },
 
     async pendingPrompts(channel, room) {

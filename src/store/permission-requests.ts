@@ -131,6 +131,15 @@ export function permissionRequests(db: Db) {
       return rows.rows.map(toRequest);
     },
 
+    /** Pending requests whose deadline has passed: they count as denied by timeout. */
+    async overdue(now: Date): Promise<PermissionRequest[]> {
+      const rows = await db.query<Row>(
+        `select ${COLUMNS} from permission_requests where status = 'pending' and expires_at <= $1 order by expires_at`,
+        [now],
+      );
+      return rows.rows.map(toRequest);
+    },
+
     /** Closes every pending request of a turn (superseded or timed out). */
     async expireTurn(turnId: string, now: Date): Promise<void> {
       await db.query(
