@@ -85,6 +85,7 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
 
   return {
     name: CONSOLE_CHANNEL,
+    outbox: (r: string) => (r === room ? sink : undefined),
     async run(assistant: Assistant, signal: AbortSignal) {
       const lines = createInterface({
         input: io.input,

@@ -48,4 +48,9 @@ export interface Channel {
   readonly name: string;
   /** Runs until the signal aborts or the channel's input ends. */
   run(assistant: Assistant, signal: AbortSignal): Promise<void>;
+  /**
+   * Posts into one of this channel's rooms without an inbound message: resumed turns, timed-out
+   * questions, scheduled digests. Undefined for a room this channel cannot reach.
+   */
+  outbox(room: string): ReplySink | undefined;
 }
