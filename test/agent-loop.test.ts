@@ -416,6 +416,41 @@ describe('the agent loop', () => {
     expect(replyText()).toEqual(['first', 'second']);
   });
 
+  it('/grants lists what "session" allowed and /revoke takes it back', async () => {
+    model = await startScriptedModel([
+      toolStep(call('echo', { text: 'one' })),
+      reply('first'),
+      toolStep(call('echo', { text: 'two' })),
+    ]);
+    const a = assistant();
+    await say(a, 'echo one');
+    await a.decide(
+      {
+        requestId: prompts()[0]?.prompt.requestId as string,
+        decision: 'session',
+        channel: 'test',
+        senderId: OWNER,
+      },
+      sink,
+    );
+    events = [];
+    await say(a, '/grants');
+    expect(replyText()[0]).toMatch(/^[0-9a-f]{8} {2}echo \(score ≤ 2\) until \d\d:\d\d UTC\nRevoke one with/);
+    events = [];
+    await say(a, '/revoke');
+    expect(replyText()).toEqual(['Usage: /revoke <id> (from /grants) or /revoke all']);
+    events = [];
+    await say(a, '/revoke all');
+    expect(replyText()).toEqual(['Revoked 1 grant. Those calls will ask again.']);
+    events = [];
+    await say(a, '/grants');
+    expect(replyText()).toEqual(['No standing grants in this session.']);
+    events = [];
+    await say(a, 'echo two');
+    expect(prompts()).toHaveLength(1);
+    expect(ran).toEqual(['echo:one']);
+  });
+
   it('an unattended turn gets an automatic denial with a rewrite hint', async () => {
     model = await startScriptedModel([toolStep(call('echo', { text: 'x' })), reply('reported')]);
     await assistant().runUnattended({ channel: 'test', room: 'digest', text: 'the digest' }, sink);

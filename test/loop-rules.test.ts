@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { type Ceilings, DEFAULT_CEILINGS, stepDirective, trailingRepeats } from '../src/core/ceilings.ts';
 import { effortAfter, type StepOutcome } from '../src/core/effort.ts';
 import type { SessionEvent, SessionEventData } from '../src/core/session-events.ts';
-import { turnState } from '../src/core/turn-state.ts';
+import { turnState, uniqueCallIds } from '../src/core/turn-state.ts';
 import type { Effort, ToolCall } from '../src/gateway/types.ts';
 import { createLogger } from '../src/log.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
@@ -736,5 +736,29 @@ describe('runTool with a ToolOutput', () => {
       now: () => new Date(),
     };
     expect(await runTool(tool, {}, ctx)).toEqual({ ok: true, content: 'page', trusted: false });
+  });
+});
+
+describe('uniqueCallIds', () => {
+  const event = (toolCalls: ToolCall[]): SessionEvent => ({
+    id: 1,
+    sessionId: 's',
+    turnId: 't',
+    data: { kind: 'assistant_message', text: '', toolCalls, model: 'm', route: 'r' },
+    createdAt: new Date(0),
+  });
+  const c = (id: string): ToolCall => ({ id, name: 'x', arguments: '{}' });
+  let n = 0;
+  const fresh = () => `fresh${++n}`;
+
+  it.each([
+    ['new ids are kept', [c('a'), c('b')], [], ['a', 'b']],
+    ['an id used in an earlier step is renamed', [c('call_0')], [event([c('call_0')])], ['fresh']],
+    ['an empty id is renamed', [c('')], [], ['fresh']],
+    ['a duplicate within the step is renamed', [c('a'), c('a')], [], ['a', 'fresh']],
+  ] as const)('%s', (_name, calls, events, expected) => {
+    n = 0;
+    const ids = uniqueCallIds([...calls], [...events], fresh).map((call) => call.id.replace(/\d+$/, ''));
+    expect(ids).toEqual(expected);
   });
 });

@@ -17,7 +17,7 @@ import { routeFor } from './sensitive.ts';
 import { rebuildConversation, type SessionEvent, type SessionEventData } from './session-events.ts';
 import { systemPrompt } from './system-prompt.ts';
 import { settleOpenCalls } from './tool-step.ts';
-import { turnState } from './turn-state.ts';
+import { turnState, uniqueCallIds } from './turn-state.ts';
 
 export interface LoopDeps {
   db: Db;
@@ -130,7 +130,7 @@ export async function driveTurn(deps: LoopDeps, turn: TurnContext): Promise<Turn
     }
 
     // On the final step no tools were offered; a model that calls one anyway is not obeyed.
-    const toolCalls = directive === 'final' ? [] : calls;
+    const toolCalls = directive === 'final' ? [] : uniqueCallIds(calls, events);
     await log.append(
       toolCalls.length > 0
         ? { kind: 'assistant_message', text, toolCalls, model, route: route.name }

@@ -4,7 +4,7 @@ import { costOf, type Price } from '../config/models.ts';
 import { DEFAULT_RETRY, type Route, type RouterDeps, sleep } from '../gateway/router.ts';
 import type { Logger } from '../log.ts';
 import { type OutputStore, outputStore } from '../offload/output-store.ts';
-import { conservativeGate, dangerLevel, type PermissionGate } from '../permissions/gate.ts';
+import { conservativeGate, dangerLevel, type GrantStore, type PermissionGate } from '../permissions/gate.ts';
 import type { Db } from '../store/db.ts';
 import { sessionGrants } from '../store/grants.ts';
 import { permissionRequests } from '../store/permission-requests.ts';
@@ -14,7 +14,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS } from '../tools/run-tool.ts';
 import { driveTurn, type LoopDeps, type TurnStatus } from './agent-loop.ts';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.ts';
-import { costReport, HELP } from './commands.ts';
+import { costReport, grantsReport, HELP, revokeGrants } from './commands.ts';
 import { openTurnIds, turnState } from './turn-state.ts';
 
 export interface AssistantDeps {
@@ -27,6 +27,8 @@ export interface AssistantDeps {
   workspace: string;
   prices?: Record<string, Price>;
   gate?: PermissionGate;
+  /** The store behind "allow for this session"; the gate must use the same one. */
+  grants?: GrantStore;
   ceilings?: Ceilings;
   parallelTools?: number;
   permissionTtlMs?: number;
@@ -83,11 +85,12 @@ export function createAssistant(deps: AssistantDeps): Assistant {
   const sessions = sessionLog(db);
   const requests = permissionRequests(db);
   const prices = deps.prices ?? {};
+  const grants = deps.grants ?? sessionGrants(db, now);
   const loop: LoopDeps = {
     db,
     sessions,
     requests,
-    gate: deps.gate ?? conservativeGate(sessionGrants(db, now)),
+    gate: deps.gate ?? conservativeGate(grants),
     tools: deps.tools,
     route: deps.route,
     log,
@@ -189,6 +192,14 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const session = await sessions.open(message.channel, message.room);
         if (command === '/cost') {
           await sink({ type: 'reply', text: await costReport(db, session.id, now()) });
+          return;
+        }
+        if (command === '/grants') {
+          await sink({ type: 'reply', text: await grantsReport(grants, session.id) });
+          return;
+        }
+        if (command === '/revoke') {
+          await sink({ type: 'reply', text: await revokeGrants(grants, session.id, rest[0]) });
           return;
         }
         const research = command === '/research';

@@ -1,3 +1,5 @@
+import { describeGrant } from '../permissions/chain.ts';
+import type { GrantStore } from '../permissions/gate.ts';
 import type { Db } from '../store/db.ts';
 import { type UsageTotals, usageTotals } from '../store/usage-ledger.ts';
 
@@ -6,6 +8,7 @@ export const HELP = [
   '/new – start a fresh session (the old one stays in the log)',
   '/research <question> – answer from evidence gathered with tools',
   '/cost – model usage and cost today and in this session',
+  '/grants – what you allowed for this session; /revoke <id>|all takes it back',
   '/help – this list',
 ].join('\n');
 
@@ -21,4 +24,25 @@ export async function costReport(db: Db, sessionId: string, now: Date): Promise<
   const today = await usageTotals(db, { since: midnight });
   const session = await usageTotals(db, { sessionId });
   return `Today (UTC): ${formatTotals(today)}\nThis session: ${formatTotals(session)}`;
+}
+
+/** `/grants`: the session's standing "allow for this session" grants. */
+export async function grantsReport(grants: GrantStore, sessionId: string): Promise<string> {
+  const live = await grants.list(sessionId);
+  if (live.length === 0) return 'No standing grants in this session.';
+  return [...live.map(describeGrant), 'Revoke one with /revoke <id>, or every one with /revoke all.'].join(
+    '\n',
+  );
+}
+
+/** `/revoke <id>|all`. */
+export async function revokeGrants(
+  grants: GrantStore,
+  sessionId: string,
+  which: string | undefined,
+): Promise<string> {
+  if (!which) return 'Usage: /revoke <id> (from /grants) or /revoke all';
+  const removed = await grants.revoke(sessionId, which);
+  if (removed === 0) return `No live grant matches "${which}"; /grants lists them.`;
+  return `Revoked ${removed} grant${removed === 1 ? '' : 's'}. Those calls will ask again.`;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ToolCall } from '../gateway/types.ts';
 import type { StepOutcome } from './effort.ts';
 import type { SessionEvent } from './session-events.ts';
@@ -100,4 +101,26 @@ export function openTurnIds(events: readonly SessionEvent[]): string[] {
     if (data.kind === 'turn_ended') ended.add(turnId);
   }
   return started.filter((id) => !ended.has(id));
+}
+
+/**
+ * Call ids as the log keeps them: unique within the session. Some servers number calls afresh each
+ * step (`call_0`), which would tie a new call to an old result or request; a repeated or missing id
+ * gets a fresh one. The model sees the rewritten ids too, since the conversation is rebuilt from the log.
+ */
+export function uniqueCallIds(
+  calls: readonly ToolCall[],
+  events: readonly SessionEvent[],
+  freshId: () => string = () => `call_${randomUUID().slice(0, 12)}`,
+): ToolCall[] {
+  const seen = new Set<string>();
+  for (const { data } of events) {
+    if (data.kind === 'assistant_message') for (const c of data.toolCalls ?? []) seen.add(c.id);
+  }
+  return calls.map((call) => {
+    let id = call.id;
+    while (id === '' || seen.has(id)) id = freshId();
+    seen.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
 }
