@@ -1,6 +1,8 @@
 // The Anthropic Messages API, streamed. undici rather than the official SDK: one small dependency
 // already used for web_fetch, and full control over timeouts, aborts and how a broken stream is reported.
 import { request } from 'undici';
+import { isObject, wireBody } from './anthropic-wire.ts';
+import { errorText, readErrorBody, transportError } from './http-errors.ts';
 import { createSseParser } from './sse.ts';
 import type { ChatMessage, ModelRequest, Provider, ProviderEvent, StopReason, ToolCall } from './types.ts';
 
@@ -15,7 +17,6 @@ export interface AnthropicOptions {
 }
 
 const API_VERSION = '2023-06-01';
-const DEFAULT_MAX_TOKENS = 4096;
 /** Error types the API documents as transient. */
 const RETRYABLE_ERROR_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error']);
 
@@ -266,121 +267,6 @@ async function* streamMessage(
   yield { type: 'done', stopReason: calledTools && reason === 'stop' ? 'tool_calls' : reason };
 }
 
-type WireBlock = Record<string, unknown>;
-interface WireMessage {
-  role: 'user' | 'assistant';
-  content: WireBlock[];
-}
-
-function wireBody(req: ModelRequest, options: AnthropicOptions): Record<string, unknown> {
-  const system = req.messages.flatMap((m) => (m.role === 'system' && m.content !== '' ? [m.content] : []));
-  const messages = wireMessages(req.messages);
-  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
-  const body: Record<string, unknown> = { model: req.model, max_tokens: maxTokens, stream: true };
-  if (system.length > 0) body.system = system.join('\n\n');
-  body.messages = messages.map((m) => ({ role: m.role, content: compact(m.content) }));
-  // A step without tools sends no `tools` field at all, not an empty list.
-  if (req.tools && req.tools.length > 0) {
-    body.tools = req.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      input_schema: t.inputSchema,
-    }));
-  }
-  const budget = thinkingBudget(req, options, messages);
-  if (budget > 0) {
-    body.thinking = { type: 'enabled', budget_tokens: budget };
-    // max_tokens counts thinking too and must exceed the budget: the reply keeps its own room.
-    body.max_tokens = maxTokens + budget;
-  }
-  return body;
-}
-
-/**
- * Effort → extended thinking, only when `thinkingBudget` is configured: 'normal' (the default) thinks
- * with the normal budget, 'low' with the low budget if it is above 0 and otherwise not at all.
- * Thinking stays off while a tool loop is open (the last assistant message called tools): ChatMessage
- * keeps no signed thinking blocks, and the API rejects a thinking request whose open turn lacks them.
- */
-function thinkingBudget(req: ModelRequest, options: AnthropicOptions, messages: WireMessage[]): number {
-  if (!options.thinkingBudget) return 0;
-  const lastAssistant = messages.findLast((m) => m.role === 'assistant');
-  if (lastAssistant?.content.some((b) => b.type === 'tool_use')) return 0;
-  const budget = req.effort === 'low' ? options.thinkingBudget.low : options.thinkingBudget.normal;
-  return Math.max(budget, 0);
-}
-
-/**
- * The conversation as strictly alternating user/assistant messages: tool results become tool_result
- * blocks in a user message, and neighbours of the same role merge into one message.
- */
-function wireMessages(messages: ChatMessage[]): WireMessage[] {
-  const out: WireMessage[] = [];
-  for (const message of messages) {
-    const wire = wireMessage(message);
-    if (!wire || wire.content.length === 0) continue;
-    const last = out.at(-1);
-    if (last?.role === wire.role) last.content.push(...wire.content);
-    else out.push(wire);
-  }
-  for (const message of out) {
-    // The API wants a user message's tool_result blocks before any text.
-    if (message.role === 'user') {
-      message.content = [
-        ...message.content.filter((b) => b.type === 'tool_result'),
-        ...message.content.filter((b) => b.type !== 'tool_result'),
-      ];
-    }
-  }
-  return out;
-}
-
-function wireMessage(message: ChatMessage): WireMessage | undefined {
-  switch (message.role) {
-    case 'system':
-      return undefined;
-    case 'user':
-      return { role: 'user', content: textBlocks(message.content) };
-    case 'tool':
-      return {
-        role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: message.callId, content: message.content }],
-      };
-    case 'assistant':
-      return {
-        role: 'assistant',
-        content: [
-          ...textBlocks(message.content),
-          ...(message.toolCalls ?? []).map((call) => ({
-            type: 'tool_use',
-            id: call.id,
-            name: call.name,
-            input: toolInput(call),
-          })),
-        ],
-      };
-  }
-}
-
-/** The API rejects empty text blocks, so empty text is no block at all. */
-const textBlocks = (text: string): WireBlock[] => (text === '' ? [] : [{ type: 'text', text }]);
-
-/** A message that is only text goes as a plain string, the API's short form. */
-function compact(content: WireBlock[]): string | WireBlock[] {
-  const [only] = content;
-  return content.length === 1 && only?.type === 'text' ? (only.text as string) : content;
-}
-
-/** The parsed arguments; text that is not a JSON object (the model wrote it broken) becomes {}. */
-function toolInput(call: ToolCall): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(call.arguments);
-    return isObject(parsed) ? parsed : {};
-  } catch {
-    return {};
-  }
-}
-
 interface WireUsage {
   input_tokens?: number;
   output_tokens?: number;
@@ -403,10 +289,6 @@ function indexOf(event: WireEvent): number {
   return event.index;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function mapStop(reason: string): StopReason {
   switch (reason) {
     case 'end_turn':
@@ -421,75 +303,4 @@ function mapStop(reason: string): StopReason {
       // refusal, pause_turn and reasons added later.
       return 'other';
   }
-}
-
-function errorText(error: unknown): string {
-  if (typeof error === 'string') return error;
-  const message = (error as { message?: unknown })?.message;
-  return typeof message === 'string' ? message : JSON.stringify(error).slice(0, 300);
-}
-
-async function readErrorBody(body: AsyncIterable<unknown> & { text(): Promise<string> }): Promise<string> {
-  let text = '';
-  try {
-    text = await body.text();
-  } catch {
-    return '';
-  }
-  try {
-    // Anthropic: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}
-    const parsed = JSON.parse(text) as { error?: unknown; message?: unknown };
-    if (parsed.error) return errorText(parsed.error);
-    if (typeof parsed.message === 'string') return parsed.message;
-  } catch {
-    // Not JSON: fall through to the raw text.
-  }
-  return text.replace(/\s+/g, ' ').trim().slice(0, 300);
-}
-
-const REASONS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host lookup failed',
-  EHOSTUNREACH: 'host unreachable',
-  ETIMEDOUT: 'connection timed out',
-  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-  UND_ERR_SOCKET: 'the connection closed',
-};
-
-function transportError(
-  error: unknown,
-  url: string,
-  afterOutput: boolean,
-  signal: AbortSignal | undefined,
-): ProviderEvent {
-  if (signal?.aborted) {
-    return {
-      type: 'error',
-      kind: 'aborted',
-      message: 'the request was cancelled',
-      retryable: false,
-      afterOutput,
-    };
-  }
-  const e = error as { code?: string; cause?: { code?: string }; message?: string };
-  const code = e.code ?? e.cause?.code ?? '';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return {
-      type: 'error',
-      kind: 'timeout',
-      message: `${url} did not answer in time`,
-      retryable: !afterOutput,
-      afterOutput,
-    };
-  }
-  const reason = REASONS[code] ?? e.message ?? String(error);
-  return {
-    type: 'error',
-    kind: 'unreachable',
-    message: `cannot reach ${url}: ${reason}`,
-    retryable: !afterOutput,
-    afterOutput,
-  };
 }
