@@ -14,7 +14,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS } from '../tools/run-tool.ts';
 import { driveTurn, type LoopDeps, type TurnStatus } from './agent-loop.ts';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.ts';
-import { costReport, grantsReport, HELP, revokeGrants } from './commands.ts';
+import { answerCommand } from './commands.ts';
 import { openTurnIds, turnState } from './turn-state.ts';
 
 export interface AssistantDeps {
@@ -178,36 +178,15 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         return Promise.resolve();
       }
       return serialize(message.channel, message.room, async () => {
-        const text = message.text.trim();
-        const [command = '', ...rest] = text.split(/\s+/);
-        if (command === '/new') {
-          await sessions.startFresh(message.channel, message.room);
-          await sink({ type: 'reply', text: 'Started a fresh session. The earlier one is kept in the log.' });
+        const { channel, room } = message;
+        const answer = await answerCommand(message.text, { db, sessions, grants, now: now(), channel, room });
+        if (answer !== undefined) {
+          await sink({ type: 'reply', text: answer });
           return;
         }
-        if (command === '/help' || command === '/start') {
-          await sink({ type: 'reply', text: HELP });
-          return;
-        }
+        const research = /^\/research\s/.test(message.text.trim());
+        const body = research ? message.text.trim().replace(/^\/research\s+/, '') : message.text;
         const session = await sessions.open(message.channel, message.room);
-        if (command === '/cost') {
-          await sink({ type: 'reply', text: await costReport(db, session.id, now()) });
-          return;
-        }
-        if (command === '/grants') {
-          await sink({ type: 'reply', text: await grantsReport(grants, session.id) });
-          return;
-        }
-        if (command === '/revoke') {
-          await sink({ type: 'reply', text: await revokeGrants(grants, session.id, rest[0]) });
-          return;
-        }
-        const research = command === '/research';
-        const body = research ? rest.join(' ') : message.text;
-        if (research && body === '') {
-          await sink({ type: 'reply', text: 'Usage: /research <question>' });
-          return;
-        }
         await closeOpenTurns(session, sink);
         const turnId = randomUUID();
         await sessions.append(

@@ -1,6 +1,7 @@
 import { describeGrant } from '../permissions/chain.ts';
 import type { GrantStore } from '../permissions/gate.ts';
 import type { Db } from '../store/db.ts';
+import type { SessionLog } from '../store/session-log.ts';
 import { type UsageTotals, usageTotals } from '../store/usage-ledger.ts';
 
 export const HELP = [
@@ -45,4 +46,41 @@ export async function revokeGrants(
   const removed = await grants.revoke(sessionId, which);
   if (removed === 0) return `No live grant matches "${which}"; /grants lists them.`;
   return `Revoked ${removed} grant${removed === 1 ? '' : 's'}. Those calls will ask again.`;
+}
+
+export interface CommandContext {
+  db: Db;
+  sessions: SessionLog;
+  grants: GrantStore;
+  now: Date;
+  channel: string;
+  room: string;
+}
+
+/**
+ * Answers the commands that need no model, the same in every channel. Undefined when the text is
+ * not one of them (including `/research <question>`, which starts a turn).
+ */
+export async function answerCommand(text: string, ctx: CommandContext): Promise<string | undefined> {
+  const [command = '', ...rest] = text.trim().split(/\s+/);
+  switch (command) {
+    case '/new':
+      await ctx.sessions.startFresh(ctx.channel, ctx.room);
+      return 'Started a fresh session. The earlier one is kept in the log.';
+    case '/help':
+    case '/start':
+      return HELP;
+    case '/research':
+      return rest.length === 0 ? 'Usage: /research <question>' : undefined;
+    case '/cost':
+    case '/grants':
+    case '/revoke': {
+      const session = await ctx.sessions.open(ctx.channel, ctx.room);
+      if (command === '/cost') return costReport(ctx.db, session.id, ctx.now);
+      if (command === '/grants') return grantsReport(ctx.grants, session.id);
+      return revokeGrants(ctx.grants, session.id, rest[0]);
+    }
+    default:
+      return undefined;
+  }
 }
