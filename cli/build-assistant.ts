@@ -2,8 +2,10 @@ import { requireDefaultRoute } from '../src/config/load.ts';
 import { type Assistant, createAssistant } from '../src/core/assistant.ts';
 import { buildRoute } from '../src/gateway/build-route.ts';
 import { outputStore } from '../src/offload/output-store.ts';
+import { permissionChain } from '../src/permissions/chain.ts';
 import { loadSkills, skillIndex } from '../src/skills/index.ts';
 import type { Db } from '../src/store/db.ts';
+import { sessionGrants } from '../src/store/grants.ts';
 import { builtinPureTools } from '../src/tools/builtin/index.ts';
 import { createLoadSkillTool } from '../src/tools/builtin/load-skill.ts';
 import { createRetrieveOutputTool } from '../src/tools/builtin/retrieve-output.ts';
@@ -40,6 +42,7 @@ export async function buildAssistant(
   timer.unref();
 
   const skills = loadSkills(config.skillsDir);
+  const grants = sessionGrants(db, now, models.loop.grantTtlMs);
   const assistant = createAssistant({
     db,
     log,
@@ -48,6 +51,8 @@ export async function buildAssistant(
     route: buildRoute('default', models),
     ...(models.sensitiveRoute ? { sensitiveRoute: buildRoute(models.sensitiveRoute, models) } : {}),
     prices: models.prices,
+    grants,
+    gate: permissionChain({ workspace: config.workspace, grants }),
     tools: createToolRegistry([
       ...builtinPureTools,
       createRetrieveOutputTool(outputs),

@@ -65,6 +65,7 @@ describe('loadConfig: defaults', () => {
           parallelTools: 4,
           toolTimeoutMs: 60_000,
           permissionTimeoutMs: 1_800_000,
+          grantTtlMs: 43_200_000,
         },
         offload: { defaultBytes: 8192, thresholdBytes: { shell: 4096 }, retentionMs: 604_800_000 },
         compaction: { budgetTokens: 24_000, keepTurns: 4 },

@@ -31,7 +31,8 @@ export async function doctorCommand(io: CliIo): Promise<number> {
 
   line('database', await checkDatabase(config));
   const route = config.models.routes.default;
-  if (!route) line('model', { status: 'fail', detail: 'STEWARD_MODEL is not set; e.g. STEWARD_MODEL=llama3.1:8b' });
+  if (!route)
+    line('model', { status: 'fail', detail: 'STEWARD_MODEL is not set; e.g. STEWARD_MODEL=llama3.1:8b' });
   for (const entry of route ?? []) {
     const provider = config.models.providers[entry.provider];
     if (!provider) continue;

@@ -5,6 +5,7 @@ import { doctorCommand } from './doctor.ts';
 import { fenceEntry } from './fence.ts';
 import { migrateCommand } from './migrate.ts';
 import { netguardCommand } from './netguard.ts';
+import { policyEntry } from './policy.ts';
 import { skillsCommand } from './skills.ts';
 import { startCommand } from './start.ts';
 
@@ -42,4 +43,5 @@ export const COMMANDS: Record<string, Command> = {
   skills: skillsCommand,
   fence: fenceEntry,
   netguard: netguardCommand,
+  policy: policyEntry,
 };

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { type Document, isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.ts';
+import { type DigestsConfig, resolveDigests } from './digests.ts';
 import { type ModelsConfig, type RouteEntryConfig, resolveModels } from './models.ts';
 import { configFileSchema, ENV_KEYS, FIX_HINTS, type LogLevel, SECRET_FILE_KEYS } from './schema.ts';
 import { maskUrl, redact, secretValues } from './secrets.ts';
@@ -21,6 +22,8 @@ export interface Config {
   matrix?: { homeserver: string; accessToken: string; owner: string };
   /** Providers, routes (with `default` when a model is named), prices, loop limits. */
   models: ModelsConfig;
+  /** `digests:` and `digest_catch_up_minutes` from the file; absent when it names neither. */
+  digests?: DigestsConfig;
   configFile?: string;
   /** Literal secret values, for redaction wherever text leaves the process. */
   secrets: string[];
@@ -105,6 +108,8 @@ function load(env: Env, cwd: string): Config {
     secrets: [...new Set([...secretValues(env), ...models.secrets])].sort((a, b) => b.length - a.length),
   };
   if (file) config.configFile = file;
+  const digests = resolveDigests(tree as Parameters<typeof resolveDigests>[0], where);
+  if (digests) config.digests = digests;
 
   const dbUrl = env.STEWARD_DATABASE_URL;
   if (set(dbUrl)) {

@@ -27,6 +27,8 @@ export interface LoopConfig {
   parallelTools: number;
   toolTimeoutMs: number;
   permissionTimeoutMs: number;
+  /** How long "allow for this session" lasts. */
+  grantTtlMs: number;
 }
 
 export interface OffloadConfig {
@@ -78,6 +80,7 @@ interface ModelsSection {
     parallel_tools?: number;
     tool_timeout_s?: number;
     permission_timeout_s?: number;
+    grant_ttl_hours?: number;
   };
 }
 
@@ -168,6 +171,7 @@ export function resolveModels(
       parallelTools: loop.parallel_tools ?? 4,
       toolTimeoutMs: (loop.tool_timeout_s ?? 60) * 1000,
       permissionTimeoutMs: (loop.permission_timeout_s ?? 1800) * 1000,
+      grantTtlMs: (loop.grant_ttl_hours ?? 12) * 60 * 60 * 1000,
     },
   };
 }

@@ -103,6 +103,7 @@ export const configFileSchema = {
         parallel_tools: { type: 'integer', minimum: 1, maximum: 16 },
         tool_timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
         permission_timeout_s: { type: 'number', minimum: 10, maximum: 604800 },
+        grant_ttl_hours: { type: 'number', exclusiveMinimum: 0, maximum: 168 },
       },
     },
     matrix: {
@@ -110,6 +111,9 @@ export const configFileSchema = {
       additionalProperties: false,
       properties: { homeserver: url, owner: { type: 'string', pattern: '^@[^:\\s]+:\\S+$' } },
     },
+    // Each entry is checked field by field in digests.ts, so errors name the digest's own keys.
+    digests: { type: 'object', additionalProperties: { type: 'object' } },
+    digest_catch_up_minutes: { type: 'number', exclusiveMinimum: 0, maximum: 10080 },
   },
 } as const;
 
@@ -159,5 +163,8 @@ export const FIX_HINTS: Readonly<Record<string, string>> = {
   'loop.max_repeats': 'use a whole number from 2 to 20 (default 3)',
   'loop.parallel_tools': 'use a whole number from 1 to 16 (default 4)',
   'loop.tool_timeout_s': 'use seconds, e.g. 60',
+  'loop.grant_ttl_hours': 'use hours up to 168, e.g. 12',
   'loop.permission_timeout_s': 'use seconds from 10, e.g. 1800 (30 minutes)',
+  digests: 'map a digest id to {cron, timezone, channel, room, and prompt or skill}',
+  digest_catch_up_minutes: 'use minutes up to 10080, e.g. 60: a fire missed by less runs late, once',
 };

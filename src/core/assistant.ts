@@ -39,6 +39,8 @@ export interface AssistantDeps {
   offload?: Partial<LoopDeps['offload']>;
   sensitiveRoute?: Route;
   compaction?: LoopDeps['compaction'];
+  /** Answers `/digest …` (the scheduler's command handler); absent when digests are off. */
+  digestCommand?: (text: string, from: { channel: string; room: string }) => Promise<string | undefined>;
   /** One line per installed skill (see src/skills skillIndex). */
   skillIndex?: string;
   now?: () => Date;
@@ -70,7 +72,22 @@ export interface Assistant {
   expireOverdue(outbox: (channel: string, room: string) => ReplySink | undefined): Promise<number>;
   /** Questions still waiting in a room, so a channel can show them again after a restart. */
   pendingPrompts(channel: string, room: string): Promise<PermissionPrompt[]>;
+  /**
+   * The whole of a large result stored in this room (any of its sessions), page by page, so a
+   * channel can hand it to the owner as a file. Owner only, like everything else here.
+   */
+  readOutput(input: { channel: string; room: string; senderId: string; ref: string }): Promise<OutputReading>;
 }
+
+export type OutputReading =
+  | { ok: true; tool: string; bytes: number; lines: number; pages: AsyncIterable<string> }
+  | { ok: false; reason: 'not_owner' | 'unknown'; text: string };
+
+/** Lines per page when an output is read whole; each line ends with a newline. */
+const OUTPUT_PAGE_LINES = 2000;
+
+/** The sender of an unattended turn's message (a scheduled digest): no owner is there to ask. */
+const UNATTENDED_SENDER = 'steward';
 
 /** 8 KiB, and 4 KiB for shell, whose output is often a long log. */
 export const DEFAULT_OFFLOAD = {
@@ -184,6 +201,11 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           await sink({ type: 'reply', text: answer });
           return;
         }
+        if (/^\/digest(\s|$)/.test(message.text.trim())) {
+          const digest = await deps.digestCommand?.(message.text.trim(), { channel, room });
+          await sink({ type: 'reply', text: digest ?? 'Scheduled digests are not available here.' });
+          return;
+        }
         const research = /^\/research\s/.test(message.text.trim());
         const body = research ? message.text.trim().replace(/^\/research\s+/, '') : message.text;
         const session = await sessions.open(message.channel, message.room);
@@ -268,7 +290,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const turnId = randomUUID();
         await sessions.append(
           session.id,
-          { kind: 'user_message', text: input.text, sender: 'steward' },
+          { kind: 'user_message', text: input.text, sender: UNATTENDED_SENDER },
           turnId,
         );
         status = await driveTurn(loopFor(session), { session, turnId, sink, unattended: true });
@@ -285,9 +307,14 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           (r) => r.status === 'pending' && r.expiresAt > now(),
         );
         if (pending) continue;
+        // A digest's turn was unattended when it began and stays so: nobody is there to ask.
+        const events = await sessions.events(session.id);
+        const unattended = events.some(
+          (e) => e.turnId === turnId && e.data.kind === 'user_message' && e.data.sender === UNATTENDED_SENDER,
+        );
         await serialize(session.channel, session.room, async () => {
           await sink({ type: 'notice', level: 'info', text: 'Resuming a turn that a restart cut off.' });
-          await driveTurn(loopFor(session), { session, turnId, sink, unattended: false });
+          await driveTurn(loopFor(session), { session, turnId, sink, unattended });
         });
       }
     },
@@ -348,6 +375,37 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         }
       }
       return prompts;
+    },
+
+    async readOutput(input) {
+      if (deps.owners[input.channel] !== input.senderId) {
+        log.info({ channel: input.channel }, 'refused a stored output to someone other than the owner');
+        return { ok: false, reason: 'not_owner', text: 'Not allowed: only the owner reads stored outputs.' };
+      }
+      const unknown = {
+        ok: false,
+        reason: 'unknown',
+        text: `No stored output ${input.ref} in this chat: unknown, or expired (outputs are kept for a limited time).`,
+      } as const;
+      if (!/^[0-9a-f-]{36}$/i.test(input.ref)) return unknown;
+      const found = await db.query<{ session_id: string; tool: string; bytes: number; lines: number }>(
+        `select o.session_id, o.tool, o.bytes, o.lines from tool_outputs o join sessions s on s.id = o.session_id
+         where o.ref = $1 and s.channel = $2 and s.room = $3 and o.complete and o.expires_at > $4`,
+        [input.ref, input.channel, input.room, now()],
+      );
+      const row = found.rows[0];
+      if (!row) return unknown;
+      const { ref } = input;
+      const sessionId = row.session_id;
+      const lines = Number(row.lines);
+      async function* pages(): AsyncGenerator<string> {
+        for (let offset = 0; offset < lines; offset += OUTPUT_PAGE_LINES) {
+          const page = await loop.outputs.read(ref, sessionId, offset, OUTPUT_PAGE_LINES, Infinity);
+          if (!page || page.count === 0) return;
+          yield `${page.text}\n`;
+        }
+      }
+      return { ok: true, tool: row.tool, bytes: Number(row.bytes), lines, pages: pages() };
     },
   };
 }

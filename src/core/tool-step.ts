@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { ToolCall } from '../gateway/types.ts';
 import { dangerLevel, type Verdict } from '../permissions/gate.ts';
 import { recordAudit } from '../store/audit-log.ts';
@@ -76,7 +77,17 @@ export async function settleOpenCalls(
         score: request?.score ?? 3,
         rationale: request?.rationale ?? '',
       };
-      if (decision === 'once' || decision === 'session') {
+      if ((decision === 'once' || decision === 'session') && request && !matchesShown(request)) {
+        // Never run something other than what the owner approved.
+        ready.push({
+          call,
+          result: {
+            ok: false,
+            content: 'Not run: the call no longer matches what the owner approved.',
+            verdict,
+          },
+        });
+      } else if (decision === 'once' || decision === 'session') {
         // Exactly what the owner was shown runs: the stored arguments, not a fresh parse.
         ready.push({ call, run: { tool: prepared.tool, args: request?.args ?? prepared.args, verdict } });
       } else {
@@ -284,7 +295,8 @@ async function askOwner(
   args: Record<string, unknown>,
   verdict: Verdict,
 ) {
-  const canonical = JSON.stringify(args);
+  // For shell the owner reads the command exactly as judged; for other tools, the arguments.
+  const canonical = verdict.canonical ?? JSON.stringify(args);
   const request = await deps.requests.create(
     {
       sessionId: turn.session.id,
@@ -340,4 +352,15 @@ async function expiredDecision(deps: LoopDeps, log: TurnLog, requestId: string):
     });
   }
   return 'timeout';
+}
+
+/** The stored arguments are still exactly what the prompt showed: the command itself, or the arguments. */
+function matchesShown(request: { args: Record<string, unknown>; canonical: string }): boolean {
+  if (typeof request.args.command === 'string' && request.args.command === request.canonical) return true;
+  // jsonb keeps keys in its own order, so compare values, not spellings.
+  try {
+    return isDeepStrictEqual(JSON.parse(request.canonical), request.args);
+  } catch {
+    return false;
+  }
 }

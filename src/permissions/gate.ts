@@ -1,6 +1,6 @@
-// The loop reaches permissions only through this interface. The full chain (policy guard, danger
-// classifier, narrow grants) arrives with the permission issue; until then `conservativeGate`
-// lets exempt tools through and asks the owner for everything else.
+// The loop reaches permissions only through this interface. The full chain (policy guard, exempt
+// tools, danger classifier, narrow grants, ask) is `permissionChain` in chain.ts; `conservativeGate`
+// is the older stand-in that lets exempt tools through and asks the owner for everything else.
 
 export type VerdictKind = 'allow' | 'ask' | 'deny';
 
@@ -12,6 +12,11 @@ export interface Verdict {
   score: number;
   /** One line the owner can read. */
   rationale: string;
+  /**
+   * Exactly what runs if the call is allowed or approved: for `shell`, the command string as
+   * judged (never rebuilt from a parse); for other tools, the arguments as JSON.
+   */
+  canonical?: string;
 }
 
 const LEVELS = ['harmless', 'low', 'moderate', 'destructive'] as const;
@@ -44,9 +49,33 @@ export const EXEMPT_TOOLS: ReadonlySet<string> = new Set([
   'write_file',
 ]);
 
+/** What a shell grant names: a program and, where it has them, a subcommand (`git add`). */
+export interface GrantScope {
+  program: string;
+  subcommand: string | null;
+}
+
+export interface Grant {
+  id: string;
+  sessionId: string;
+  tool: string;
+  /** Null for a grant on a whole (non-shell) tool. */
+  program: string | null;
+  subcommand: string | null;
+  maxScore: number;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
 export interface GrantStore {
-  covers(sessionId: string, tool: string, score: number): Promise<boolean>;
-  add(sessionId: string, tool: string, maxScore: number): Promise<void>;
+  /** A live grant for this tool (and scope, when given) at or above `score`; never for score 3. */
+  covers(sessionId: string, tool: string, score: number, scope?: GrantScope): Promise<boolean>;
+  /** Records a grant; a live one with the same tool and scope is renewed instead. Ignores score 3. */
+  add(sessionId: string, tool: string, maxScore: number, scope?: GrantScope): Promise<void>;
+  /** The session's live grants, oldest first (for /grants). */
+  list(sessionId: string): Promise<Grant[]>;
+  /** Revokes one grant (its id or a unique prefix of at least 4 characters) or 'all'; returns how many. */
+  revoke(sessionId: string, which: string): Promise<number>;
 }
 
 export function conservativeGate(

@@ -1,5 +1,5 @@
 // The shape every classifier rule returns, and the option matching the rules share.
-import type { HereDoc } from './shell-scan.ts';
+import type { HereDoc } from './shell-marks.ts';
 
 /** 0 harmless (runs without asking), 1–2 asks unless a grant covers it, 3 always asks. */
 export type Score = 0 | 1 | 2 | 3;
@@ -31,11 +31,8 @@ export interface RuleContext {
 
 export type Rule = (args: string[], ctx: RuleContext) => Judgement;
 
-export const judged = (score: Score, reason: string, extra: Partial<Judgement> = {}): Judgement => ({
-  score,
-  reason,
-  ...extra,
-});
+export const judged = (score: Score, reason: string, extra?: Partial<Judgement>): Judgement =>
+  extra ? { score, reason, ...extra } : { score, reason };
 
 /** The worse of two judgements; on a tie the first. */
 export const worse = (a: Judgement, b: Judgement): Judgement => (b.score > a.score ? b : a);
@@ -43,7 +40,10 @@ export const worse = (a: Judgement, b: Judgement): Judgement => (b.score > a.sco
 export const fixed =
   (score: Score, reason: string): Rule =>
   (_args, ctx) =>
-    judged(score, reason.replace('$0', ctx.name));
+    judged(
+      score,
+      reason.replace('$0', () => ctx.name),
+    );
 
 export interface OptionSpec {
   /** Short option letters, found also inside clusters like -rfo. */

@@ -94,6 +94,8 @@ const SAMPLES = [
 
 /** Why a file or folder name is secret, or undefined. */
 export function secretName(name: string): string | undefined {
+  // Every rule below needs a dot, or starts with one of these letters: most names skip them all.
+  if (!name.includes('.') && !'_iCcak'.includes(name[0] ?? '')) return undefined;
   if (name.startsWith('.env')) return `${name} is an env file`;
   if (KEY_FILE.test(name)) return `${name} is an SSH private key`;
   if (KEY_EXTENSION.test(name)) return `${name} is key material`;
@@ -102,10 +104,42 @@ export function secretName(name: string): string | undefined {
   return undefined;
 }
 
+/** Files and folders read by commands that run without asking, which can make them run programs. */
+const CODE_CONFIG = new Set([
+  '.git',
+  '.gitconfig',
+  '.gitmodules',
+  '.curlrc',
+  '.wgetrc',
+  '.lesskey',
+  '.lessfilter',
+  '.cargo',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.pnpmfile.cjs',
+  'bunfig.toml',
+]);
+const codeConfig = (parts: string[], i: number) =>
+  CODE_CONFIG.has(parts[i] as string) ||
+  (parts[i] === '.config' && ['git', 'lesskey', 'go'].includes(parts[i + 1] as string));
+
 /** A bare word that names key material even without a slash or dot (`id_rsa`). */
 export const isKeyFileName = (word: string): boolean => KEY_FILE.test(word);
 
+const GLOBS = new Map<string, RegExp>();
+
+/** Compiled globs, remembered (a few hundred at most) since the same ones recur. */
 function globRegex(pattern: string): RegExp {
+  let regex = GLOBS.get(pattern);
+  if (!regex) {
+    regex = compileGlob(pattern);
+    if (GLOBS.size >= 256) GLOBS.clear();
+    GLOBS.set(pattern, regex);
+  }
+  return regex;
+}
+
+function compileGlob(pattern: string): RegExp {
   let source = '^';
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i] as string;
@@ -115,7 +149,10 @@ function globRegex(pattern: string): RegExp {
       const close = pattern.indexOf(']', i + 2);
       if (close < 0) source += '\\[';
       else {
-        const body = pattern.slice(i + 1, close).replace(/^!/, '^').replace(/\\/g, '\\\\');
+        const body = pattern
+          .slice(i + 1, close)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\');
         source += `[${body}]`;
         i = close;
       }
@@ -141,7 +178,10 @@ const isGlob = (text: string) => /[*?]|\[.*\]/.test(text);
 
 export interface PathOptions {
   workspace: string;
-  /** write_file: nothing under .git (hooks and config make later git commands run code). */
+  /**
+   * The path is written (write_file, a redirect, a command that changes files): also refuse
+   * configuration that makes later, harmless-looking commands run programs (.git, .gitconfig…).
+   */
   forWrite?: boolean;
 }
 
@@ -161,9 +201,12 @@ export function refusePath(path: string, opts: PathOptions): string | undefined 
     if (part === '..') return `${show(path)} climbs out of the workspace with ..`;
     if (part === '' || part === '.') continue;
     const secret = glob && isGlob(part) ? globSecret(part) : secretName(part);
-    if (secret) return `${show(path)}: ${secret}`;
-    if (part === '.git' && (opts.forWrite || parts[i + 1] === 'hooks' || parts[i + 1] === 'config')) {
+    if (secret) return part === path ? secret : `${show(path)}: ${secret}`;
+    if (part === '.git' && (parts[i + 1] === 'hooks' || parts[i + 1] === 'config')) {
       return `${show(path)} is git metadata, which can make later git commands run code`;
+    }
+    if (opts.forWrite && codeConfig(parts, i)) {
+      return `${show(path)} is configuration that can make later commands run programs`;
     }
   }
   if (p.startsWith('/')) return outside(path, p, glob, opts.workspace);

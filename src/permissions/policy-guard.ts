@@ -2,9 +2,18 @@
 // `grep credentials notes.txt` runs), after the shell's own resolution: quotes, escapes, $IFS,
 // brace expansion and variables assigned earlier in the same command; globs by what they could
 // match; the parts of an argument after `=`, `@` and `ref:` too.
+import { expandBraces } from './brace-expansion.ts';
 import { isKeyFileName, refusePath } from './path-rules.ts';
-import { commandView, expansions, isAssignment, type ParsedCommand, unmark } from './shell-parse.ts';
-import { BRACE_MARK, VAR_CLOSE, VAR_OPEN } from './shell-scan.ts';
+import { BRACE_MARK, GLOB_MARK, VAR_CLOSE, VAR_OPEN } from './shell-marks.ts';
+import {
+  commandView,
+  display,
+  expansions,
+  isAssignment,
+  type ParsedCommand,
+  type Segment,
+  unmark,
+} from './shell-parse.ts';
 
 /** Commands whose arguments are text, never paths they open. */
 const TEXT_ARGS = new Set(['echo', 'printf', 'tr', 'seq', 'sleep', 'true', 'false', ':', 'expr', 'basename']);
@@ -13,42 +22,124 @@ const MAX_VARIANTS = 32;
 
 type Vars = Map<string, string[]>;
 
-/** Why the guard refuses this shell command, or undefined. */
-export function guardCommand(parsed: ParsedCommand, workspace: string): string | undefined {
+/**
+ * Why the guard refuses this shell command, or undefined. `writes[i]` says segment i may change
+ * files (the classifier scored it above 0); its paths are then judged as written paths.
+ */
+export function guardCommand(
+  parsed: ParsedCommand,
+  workspace: string,
+  writes: boolean[] = [],
+): string | undefined {
   const vars: Vars = new Map();
-  for (const segment of parsed.segments) {
-    const view = commandView(segment);
-    for (const assignment of view.assignments) {
-      const refused = guardWord(assignment, vars, workspace, false);
-      if (refused) return refused;
-      assign(vars, assignment);
-    }
-    if (view.keyword === 'for' || view.keyword === 'select') {
-      const [name, marker, ...values] = view.argv;
-      if (name && marker === 'in') vars.set(name, values.flatMap((v) => variants(v, vars)));
-    }
-    const program = view.argv[0] ? unmark(view.argv[0]) : undefined;
-    const words = program && TEXT_ARGS.has(program) ? view.argv.slice(0, 1) : view.argv;
-    for (const word of words) {
-      const refused = guardWord(word, vars, workspace, false);
-      if (refused) return refused;
-    }
-    if ((program === 'cd' || program === 'pushd') && view.argv.slice(1).every((a) => a.startsWith('-'))) {
-      if (!view.argv.includes('-')) return `${program} with no folder goes to the home folder`;
-    }
-    if (program === 'read' || program === 'mapfile' || program === 'readarray') {
-      for (const name of view.argv.slice(1)) if (!name.startsWith('-')) vars.delete(name);
-    }
-    if (program === 'export' || program === 'local' || program === 'declare' || program === 'typeset') {
-      for (const arg of view.argv.slice(1)) if (isAssignment(arg)) assign(vars, arg);
-    }
-    for (const r of segment.redirects) {
-      if (r.heredoc || r.op === '<<<' || ((r.op === '>&' || r.op === '<&') && DUPLICATE.test(r.target))) continue;
-      const refused = guardWord(r.target, vars, workspace, true);
-      if (refused) return refused;
-    }
+  for (const [index, segment] of parsed.segments.entries()) {
+    const refused = guardSegment(segment, writes[index] === true, vars, workspace);
+    if (refused) return refused;
   }
   return undefined;
+}
+
+/** One segment's words and redirections; `vars` carries assignments on to later segments. */
+function guardSegment(segment: Segment, write: boolean, vars: Vars, workspace: string): string | undefined {
+  const view = commandView(segment);
+  for (const assignment of view.assignments) {
+    const refused = guardWord(assignment, vars, workspace, false, write);
+    if (refused) return refused;
+    assign(vars, assignment);
+  }
+  if (view.keyword === 'for' || view.keyword === 'select') {
+    const [name, marker, ...values] = view.argv;
+    if (name && marker === 'in')
+      vars.set(
+        name,
+        values.flatMap((v) => variants(v, vars)),
+      );
+  }
+  const program = view.argv[0] ? unmark(view.argv[0]) : '';
+  const args = view.argv.slice(1);
+  const text = textWords(program, args);
+  for (let k = 0; k < view.argv.length; k++) {
+    if (text.has(k - 1)) continue;
+    const refused = guardWord(view.argv[k] as string, vars, workspace, false, write);
+    if (refused) return refused;
+  }
+  if (program === 'cd' || program === 'pushd') {
+    const target = args.filter((a) => !a.startsWith('-'));
+    if (target.length === 0 && !args.includes('-'))
+      return `${program} with no folder goes to the home folder`;
+    // Inside .git, plain relative names (`mv x config`) would rewrite git's own configuration.
+    if (target.some((t) => unmark(t).split('/').includes('.git'))) return `${program} into .git is refused`;
+  }
+  if (program === 'read' || program === 'mapfile' || program === 'readarray') {
+    for (const name of args) if (!name.startsWith('-')) vars.delete(name);
+  }
+  if (program === 'export' || program === 'local' || program === 'declare' || program === 'typeset') {
+    for (const arg of args) if (isAssignment(arg)) assign(vars, arg);
+  }
+  for (const r of segment.redirects) {
+    const duplicate = (r.op === '>&' || r.op === '<&') && DUPLICATE.test(r.target);
+    if (r.heredoc || r.op === '<<<' || duplicate) continue;
+    const refused = guardWord(r.target, vars, workspace, true, r.op !== '<' && r.op !== '<&');
+    if (refused) return refused;
+  }
+  return undefined;
+}
+
+/** Value-taking short options of the pattern-first tools, so the pattern is found. */
+const PATTERN_FIRST: Record<string, { valued: string; pattern: string; file: string }> = {
+  grep: { valued: 'efmABCdD', pattern: 'e', file: 'f' },
+  rg: { valued: 'efgmABCtTMrjEd', pattern: 'e', file: 'f' },
+  sed: { valued: 'efl', pattern: 'e', file: 'f' },
+  awk: { valued: 'Fvfe', pattern: 'e', file: 'f' },
+  jq: { valued: 'fL', pattern: '', file: 'f' },
+};
+for (const alias of ['egrep', 'fgrep', 'zgrep', 'ag', 'ack'])
+  PATTERN_FIRST[alias] = PATTERN_FIRST.grep as never;
+for (const alias of ['gawk', 'mawk', 'nawk']) PATTERN_FIRST[alias] = PATTERN_FIRST.awk as never;
+PATTERN_FIRST.gsed = PATTERN_FIRST.sed as never;
+
+/**
+ * Indexes of arguments that are text, not paths: everything for echo-like commands; for grep,
+ * rg, sed, awk and jq their pattern or program (the first operand, or the values of -e).
+ */
+const NONE: ReadonlySet<number> = new Set();
+
+function textWords(program: string, args: string[]): ReadonlySet<number> {
+  if (!TEXT_ARGS.has(program) && !Object.hasOwn(PATTERN_FIRST, program)) return NONE;
+  const out = new Set<number>();
+  if (TEXT_ARGS.has(program)) {
+    for (let k = 0; k < args.length; k++) out.add(k);
+    return out;
+  }
+  const spec = Object.hasOwn(PATTERN_FIRST, program) ? PATTERN_FIRST[program] : undefined;
+  if (!spec) return out;
+  let explicit = false;
+  for (let k = 0; k < args.length; k++) {
+    const a = args[k] as string;
+    if (a === '--') {
+      if (!explicit && k + 1 < args.length) out.add(k + 1);
+      return out;
+    }
+    if (/^--(?:regexp|expression|source)=/.test(a)) {
+      explicit = true;
+      out.add(k);
+    } else if (/^--(?:file|from-file)/.test(a)) explicit = true;
+    else if (/^--(?:arg|argjson|slurpfile|rawfile)$/.test(a)) k += 2;
+    else if (a.startsWith('-') && a.length > 1 && !a.startsWith('--')) {
+      const flag = a[1] as string;
+      if (spec.file.includes(flag)) explicit = true;
+      if (spec.pattern.includes(flag)) {
+        explicit = true;
+        if (a.length === 2) out.add(k + 1);
+        else out.add(k);
+      }
+      if (spec.valued.includes(flag) && a.length === 2) k++;
+    } else if (!a.startsWith('-')) {
+      if (!explicit) out.add(k);
+      return out;
+    }
+  }
+  return out;
 }
 
 function assign(vars: Vars, assignment: string) {
@@ -58,13 +149,36 @@ function assign(vars: Vars, assignment: string) {
 }
 
 /** Why `word` is refused; `forced` judges it as a path even if it does not look like one. */
-export function guardWord(word: string, vars: Vars, workspace: string, forced: boolean): string | undefined {
-  if (!forced && !mightBePath(word)) return undefined;
+export function guardWord(
+  word: string,
+  vars: Vars,
+  workspace: string,
+  forced: boolean,
+  write = false,
+): string | undefined {
+  // An unquoted glob names files whatever its shape: `id_*` is judged by what it could match.
+  const whole = forced || word.includes(GLOB_MARK);
+  if (!whole && !mightBePath(word)) return undefined;
+  if (!word.includes(VAR_OPEN) && !word.includes(BRACE_MARK))
+    return judgeVariant(unmark(word), workspace, whole, write);
   for (const variant of variants(word, vars)) {
-    for (const piece of pieces(variant)) {
-      const refused = judgePiece(piece, workspace, forced && piece === variant);
-      if (refused) return refused;
-    }
+    const refused = judgeVariant(variant, workspace, whole, write);
+    if (refused) return refused;
+  }
+  return undefined;
+}
+
+function judgeVariant(
+  variant: string,
+  workspace: string,
+  whole: boolean,
+  write: boolean,
+): string | undefined {
+  const refused = judgePiece(variant, workspace, whole, write);
+  if (refused || (!/[=@:]/.test(variant) && variant[0] !== '-')) return refused;
+  for (const piece of pieces(variant)) {
+    const found = judgePiece(piece, workspace, false, write);
+    if (found) return found;
   }
   return undefined;
 }
@@ -73,11 +187,12 @@ const mightBePath = (word: string) => /[/~.=@]/.test(word) || word.includes(VAR_
 
 /** The candidate values of a word: known variables substituted, braces expanded. */
 function variants(word: string, vars: Vars): string[] {
+  if (!word.includes(VAR_OPEN) && !word.includes(BRACE_MARK)) return [unmark(word)];
   let out = [word];
   if (word.includes(VAR_OPEN)) {
     for (const name of new Set(expansions(word))) {
       const values = vars.get(name);
-      if (!values) continue;
+      if (!values || values.length === 0) continue;
       const token = VAR_OPEN + name + VAR_CLOSE;
       out = out.flatMap((w) => values.map((v) => w.split(token).join(v))).slice(0, MAX_VARIANTS);
     }
@@ -85,20 +200,23 @@ function variants(word: string, vars: Vars): string[] {
   return out.flatMap((w) => (w.includes(BRACE_MARK) ? expandBraces(unmark(w)) : [unmark(w)]));
 }
 
-/** The word, and what follows `=`, `@` or `ref:` in it, and an attached short option's value. */
+/** What follows `=`, `@`, `:` or `ref:` in a word, and an attached short option's value. */
 function pieces(word: string): string[] {
-  const list = [word];
+  const list: string[] = [];
   const eq = word.indexOf('=');
   if (eq >= 0) list.push(word.slice(eq + 1));
   const at = word.indexOf('@');
   if (at >= 0) list.push(word.slice(at + 1));
+  if (word.includes(':') && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word)) {
+    for (const part of word.split(':').slice(1)) if (part !== '') list.push(part);
+  }
   const ref = word.indexOf('ref:');
   if (ref >= 0) list.push(word.slice(ref + 4).trimStart());
   if (/^-[A-Za-z][/~.]./.test(word)) list.push(word.slice(2));
   return list;
 }
 
-function judgePiece(piece: string, workspace: string, forced: boolean): string | undefined {
+function judgePiece(piece: string, workspace: string, forced: boolean, write: boolean): string | undefined {
   if (piece.startsWith(VAR_OPEN)) {
     const end = piece.indexOf(VAR_CLOSE);
     const name = piece.slice(1, end);
@@ -108,9 +226,9 @@ function judgePiece(piece: string, workspace: string, forced: boolean): string |
       return `$${name.replace(/^!expr:/, '')}${rest.slice(0, 40)} starts with a variable that can point outside the workspace`;
     }
   }
-  const text = piece.includes(VAR_OPEN) ? piece.replace(/\u0001[^\u0002]*\u0002/g, '\u0001') : piece;
+  const text = piece.includes(VAR_OPEN) ? display(piece, false) : piece;
   if (!forced && !pathShaped(text)) return undefined;
-  return refusePath(text, { workspace });
+  return refusePath(text, { workspace, forWrite: write });
 }
 
 function pathShaped(text: string): boolean {
@@ -121,66 +239,6 @@ function pathShaped(text: string): boolean {
     /\.[A-Za-z0-9_-]+$/.test(text) ||
     isKeyFileName(text)
   );
-}
-
-const RANGE = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])$/;
-
-/** Bash brace expansion, bounded: `{a,b}c` → ac bc, `{1..3}` → 1 2 3. */
-export function expandBraces(word: string, limit = 64): string[] {
-  const open = findBrace(word);
-  if (!open) return [word];
-  const { start, end, options } = open;
-  const head = word.slice(0, start);
-  const tail = word.slice(end + 1);
-  const out: string[] = [];
-  for (const option of options) {
-    for (const rest of expandBraces(head + option + tail, limit)) {
-      out.push(rest);
-      if (out.length >= limit) return out;
-    }
-  }
-  return out;
-}
-
-function findBrace(word: string): { start: number; end: number; options: string[] } | undefined {
-  for (let start = word.indexOf('{'); start >= 0; start = word.indexOf('{', start + 1)) {
-    let depth = 0;
-    const commas: number[] = [];
-    for (let k = start + 1; k < word.length; k++) {
-      const c = word[k];
-      if (c === '{') depth++;
-      else if (c === ',' && depth === 0) commas.push(k);
-      else if (c === '}') {
-        if (depth > 0) {
-          depth--;
-          continue;
-        }
-        const body = word.slice(start + 1, k);
-        if (commas.length > 0) {
-          const bounds = [start, ...commas, k];
-          const options = bounds.slice(1).map((b, i) => word.slice((bounds[i] as number) + 1, b));
-          return { start, end: k, options };
-        }
-        const range = RANGE.exec(body);
-        if (range) return { start, end: k, options: rangeOf(range[1] as string, range[2] as string) };
-        break;
-      }
-    }
-  }
-  return undefined;
-}
-
-function rangeOf(from: string, to: string): string[] {
-  const numeric = /\d/.test(from);
-  const a = numeric ? Number(from) : from.charCodeAt(0);
-  const b = numeric ? Number(to) : to.charCodeAt(0);
-  const step = a <= b ? 1 : -1;
-  const out: string[] = [];
-  for (let v = a; out.length < 64; v += step) {
-    out.push(numeric ? String(v) : String.fromCharCode(v));
-    if (v === b) break;
-  }
-  return out;
 }
 
 /** write_file's path: relative to the workspace; absolute only inside it; never .env or .git. */

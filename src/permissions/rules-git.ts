@@ -4,7 +4,15 @@ import { firstPositional, type Judgement, judged, positionals, type Score, usesO
 
 /** Global options before the subcommand that run programs or change configuration. */
 const GLOBAL_DANGER = ['config-env', 'paginate', 'exec-path'];
-const GLOBAL_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env']);
+const GLOBAL_VALUE = new Set([
+  '-C',
+  '-c',
+  '--git-dir',
+  '--work-tree',
+  '--namespace',
+  '--super-prefix',
+  '--config-env',
+]);
 
 /** Options of otherwise read-only subcommands that run programs or write files. */
 const READ_DANGER = {
@@ -54,9 +62,14 @@ type Sub = (args: string[]) => [Score, string];
 
 const SUBCOMMANDS: Record<string, Sub> = {
   push: () => [3, 'publishes commits'],
-  clean: (a) => (usesOption(a, { short: 'n', long: ['dry-run'] }) ? [0, 'lists what it would delete'] : [3, 'deletes untracked files']),
+  clean: (a) =>
+    usesOption(a, { short: 'n', long: ['dry-run'] })
+      ? [0, 'lists what it would delete']
+      : [3, 'deletes untracked files'],
   reset: (a) =>
-    usesOption(a, { long: ['hard', 'merge', 'keep'] }) ? [3, 'discards changes'] : [2, 'moves the branch and index'],
+    usesOption(a, { long: ['hard', 'merge', 'keep'] })
+      ? [3, 'discards changes']
+      : [2, 'moves the branch and index'],
   rm: (a) => (usesOption(a, { long: ['cached'] }) ? [2, 'untracks files'] : [3, 'deletes files']),
   checkout: (a) =>
     usesOption(a, { short: 'fp', long: ['force', 'patch'] }) || a.includes('--') || a.includes('.')
@@ -101,7 +114,9 @@ const SUBCOMMANDS: Record<string, Sub> = {
     return reads ? [0, 'reads configuration'] : [3, 'changes configuration, which can make git run programs'];
   },
   reflog: (a) =>
-    ['expire', 'delete'].includes(firstPositional(a) ?? '') ? [3, 'deletes reflog entries'] : [0, 'reads the reflog'],
+    ['expire', 'delete'].includes(firstPositional(a) ?? '')
+      ? [3, 'deletes reflog entries']
+      : [0, 'reads the reflog'],
   worktree: (a) => {
     const verb = firstPositional(a);
     if (verb === 'list') return [0, 'lists worktrees'];
@@ -115,7 +130,9 @@ const SUBCOMMANDS: Record<string, Sub> = {
       ? [0, 'reads submodules']
       : [3, 'changes submodules, which can run commands'],
   rebase: (a) =>
-    usesOption(a, { short: 'x', long: ['exec'] }) ? [3, 'runs commands while rebasing'] : [2, 'rewrites commits'],
+    usesOption(a, { short: 'x', long: ['exec'] })
+      ? [3, 'runs commands while rebasing']
+      : [2, 'rewrites commits'],
   archive: (a) => {
     if (usesOption(a, { short: 'o', long: ['output'] })) return [3, 'overwrites a file'];
     if (usesOption(a, { long: ['remote', 'exec'] })) return [3, 'runs a remote program'];
@@ -126,9 +143,12 @@ const SUBCOMMANDS: Record<string, Sub> = {
       ? [3, 'runs a program on the remote side']
       : [1, 'asks the remote'],
   fetch: (a) =>
-    usesOption(a, { long: ['upload-pack'] }) ? [3, 'runs a program on the remote side'] : [1, 'downloads from the remote'],
+    usesOption(a, { long: ['upload-pack'] })
+      ? [3, 'runs a program on the remote side']
+      : [1, 'downloads from the remote'],
   add: () => [1, 'stages files'],
-  init: () => [1, 'creates a repository'],
+  init: (a) =>
+    usesOption(a, { long: ['template'] }) ? [3, 'copies hooks from a template'] : [1, 'creates a repository'],
   mv: () => [2, 'moves files'],
   commit: () => [2, 'records a commit'],
   merge: () => [2, 'merges branches'],
@@ -138,7 +158,7 @@ const SUBCOMMANDS: Record<string, Sub> = {
   apply: () => [2, 'changes files from a patch'],
   pull: () => [2, 'downloads and merges'],
   clone: (a) =>
-    usesOption(a, { short: 'u', long: ['upload-pack', 'template', 'config'] })
+    usesOption(a, { short: 'uc', long: ['upload-pack', 'template', 'config'] })
       ? [3, 'clone options that run programs']
       : [2, 'downloads a repository'],
   bisect: () => [2, 'checks out commits'],
@@ -161,7 +181,7 @@ const DESTRUCTIVE: Record<string, string> = {
   difftool: 'runs external diff programs',
   mergetool: 'runs external merge programs',
   daemon: 'serves the repository',
-  'instaweb': 'runs a web server',
+  instaweb: 'runs a web server',
   'http-backend': 'serves the repository',
   shell: 'runs a restricted shell',
   credential: 'reveals stored credentials',
@@ -170,26 +190,43 @@ const DESTRUCTIVE: Record<string, string> = {
 };
 
 function branchRule(a: string[]): [Score, string] {
-  if (usesOption(a, { short: 'D', long: ['delete'] }) || (usesOption(a, { short: 'd' }) && !a.includes('--list'))) {
+  if (
+    usesOption(a, { short: 'D', long: ['delete'] }) ||
+    (usesOption(a, { short: 'd' }) && !a.includes('--list'))
+  ) {
     return [3, 'deletes a branch'];
   }
-  if (usesOption(a, { short: 'mMcCf', long: ['move', 'copy', 'force'] })) return [2, 'moves or overwrites a branch'];
+  if (usesOption(a, { short: 'mMcCf', long: ['move', 'copy', 'force'] }))
+    return [2, 'moves or overwrites a branch'];
   if (usesOption(a, { short: 'u', long: ['set-upstream-to', 'unset-upstream', 'edit-description'] })) {
     return [1, 'changes branch settings'];
   }
-  const listing = usesOption(a, { short: 'larv', long: ['list', 'all', 'remotes', 'contains', 'merged', 'no-merged'] });
+  const listing = usesOption(a, {
+    short: 'larv',
+    long: ['list', 'all', 'remotes', 'contains', 'merged', 'no-merged'],
+  });
   if (!listing && positionals(a).length > 0) return [1, 'creates a branch'];
   return [0, 'lists branches'];
 }
 
-const SECOND_LEVEL = new Set(['stash', 'remote', 'worktree', 'notes', 'submodule', 'reflog', 'lfs', 'config']);
+const SECOND_LEVEL = new Set([
+  'stash',
+  'remote',
+  'worktree',
+  'notes',
+  'submodule',
+  'reflog',
+  'lfs',
+  'config',
+]);
 
 export function gitRule(args: string[]): Judgement {
   let i = 0;
   for (; i < args.length; i++) {
     const a = args[i] as string;
     if (!a.startsWith('-')) break;
-    if (a === '-c' || a.startsWith('-c')) return judged(3, 'git -c sets configuration that can run programs', git());
+    if (a === '-c' || a.startsWith('-c'))
+      return judged(3, 'git -c sets configuration that can run programs', git());
     if (a === '-p') return judged(3, 'git -p runs a pager program', git());
     if (a.startsWith('--')) {
       const name = a.slice(2).split('=')[0] as string;
@@ -198,7 +235,8 @@ export function gitRule(args: string[]): Judgement {
         return judged(3, `git ${a.split('=')[0]} can make git run programs`, git());
       }
     }
-    if (a === '--version' || a === '-v' || a === '--help' || a === '-h') return judged(0, 'git prints its version or help', git());
+    if (a === '--version' || a === '-v' || a === '--help' || a === '-h')
+      return judged(0, 'git prints its version or help', git());
     if (GLOBAL_VALUE.has(a)) i++;
   }
   const sub = args[i];
@@ -206,17 +244,19 @@ export function gitRule(args: string[]): Judgement {
   const rest = args.slice(i + 1);
   const scope = SECOND_LEVEL.has(sub) ? [sub, firstPositional(rest)].filter(Boolean).join(' ') : sub;
   const danger = usesOption(rest, READ_DANGER);
-  if (danger) return judged(3, `git ${sub} ${danger.split('=')[0]} runs a program or writes a file`, git(scope));
+  if (danger)
+    return judged(3, `git ${sub} ${danger.split('=')[0]} runs a program or writes a file`, git(scope));
   if (READ_ONLY.has(sub)) {
-    if (sub === 'grep' && usesOption(rest, { short: 'O' })) return judged(3, 'git grep -O runs a pager program', git(sub));
+    if (sub === 'grep' && usesOption(rest, { short: 'O' }))
+      return judged(3, 'git grep -O runs a pager program', git(sub));
     return judged(0, `git ${sub} only reads`, git(sub));
   }
-  const rule = SUBCOMMANDS[sub];
+  const rule = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
   if (rule) {
     const [score, what] = rule(rest);
     return judged(score, `git ${sub}: ${what}`, git(scope));
   }
-  const destructive = DESTRUCTIVE[sub];
+  const destructive = Object.hasOwn(DESTRUCTIVE, sub) ? DESTRUCTIVE[sub] : undefined;
   if (destructive) return judged(3, `git ${sub} ${destructive}`, git(sub));
   return judged(3, `git ${sub} is not a known git command; it may be an alias that runs anything`, git(sub));
 }

@@ -94,7 +94,16 @@ export function sedScriptRisk(script: string): SedRisk {
   return risk;
 }
 
-const SED_LONG = ['expression', 'file', 'in-place', 'line-length', 'null-data', 'zero-terminated', 'posix', 'quiet'];
+const SED_LONG = [
+  'expression',
+  'file',
+  'in-place',
+  'line-length',
+  'null-data',
+  'zero-terminated',
+  'posix',
+  'quiet',
+];
 
 export function sedRule(args: string[]): Judgement {
   const scripts: string[] = [];
@@ -110,7 +119,8 @@ export function sedRule(args: string[]): Judgement {
     if (a.startsWith('--')) {
       const [name = '', value] = a.slice(2).split(/=(.*)/s);
       const full = SED_LONG.filter((l) => l.startsWith(name));
-      if (full.includes('in-place') && (full.length === 1 || name === 'in-place' || name === 'i')) inPlace = true;
+      if (full.includes('in-place') && (full.length === 1 || name === 'in-place' || name === 'i'))
+        inPlace = true;
       else if (full[0] === 'expression') scripts.push(value ?? args[++k] ?? '');
       else if (full[0] === 'file') scriptFile = true;
       continue;
@@ -143,6 +153,7 @@ export function sedRule(args: string[]): Judgement {
   if (scripts.length === 0 && positional.length > 0) scripts.push(positional.shift() as string);
   const reads: string[] = [];
   for (const script of scripts) {
+    if (script.length > MAX_PROGRAM) return judged(3, 'sed script too long to read');
     const risk = sedScriptRisk(script);
     if (risk.exec) return judged(3, 'sed runs shell commands (the e command or flag)');
     if (risk.write) return judged(3, 'sed writes files (the w command or flag)');
@@ -154,6 +165,9 @@ export function sedRule(args: string[]): Judgement {
   return judged(0, 'sed only prints', extra);
 }
 
+const MAX_PROGRAM = 8192;
+/** `getline < "file"` (or `getline var < "file"`): the literal is judged as a path. */
+const GETLINE_FROM = /\bgetline\b\s*(?:[A-Za-z_][\w]*\s*)?<\s*("(?:\\.|[^"\\])*")?/g;
 /** awk options whose argument is the next word. */
 const AWK_VALUE = new Set(['-F', '-v', '-f', '-e', '-E', '-i', '-l', '-W']);
 const AWK_DANGER_LONG = ['file', 'exec', 'include', 'load', 'pretty-print', 'profile', 'dump-variables'];
@@ -188,12 +202,21 @@ export function awkRule(args: string[]): Judgement {
     positional.push(a);
   }
   if (programs.length === 0) programs.push(positional[0] ?? '');
+  const paths: string[] = [];
   for (const program of programs) {
+    if (program.length > MAX_PROGRAM) return judged(3, 'awk program too long to read');
+    for (const m of program.matchAll(GETLINE_FROM)) {
+      if (m[1] === undefined) return judged(3, 'awk reads a file named by an expression');
+      paths.push(m[1].slice(1, -1).replace(/\\(.)/g, '$1'));
+    }
     const code = program.replace(/"(?:\\.|[^"\\])*"/g, '""');
     if (/\bsystem\s*\(/.test(code)) return judged(3, 'awk runs shell commands with system()');
     if (/\|/.test(code.replace(/\|\|/g, ''))) return judged(3, 'awk pipes to or from a shell command');
     if (/\bprintf?\b[^;{}\n]*>/.test(code)) return judged(3, 'awk writes a file with > or >>');
-    if (/\bgetline\s*</.test(code)) return judged(1, 'awk reads another file with getline');
   }
-  return judged(0, 'awk only prints');
+  return judged(
+    0,
+    paths.length > 0 ? 'awk reads files with getline' : 'awk only prints',
+    paths.length > 0 ? { paths } : {},
+  );
 }

@@ -68,7 +68,7 @@ export function sessionGrants(db: Db, now: () => Date, ttlMs = DEFAULT_GRANT_TTL
     async list(sessionId) {
       const rows = await db.query<Row>(
         `select id, session_id, tool, program, subcommand, max_score, created_at, expires_at
-           from session_grants where ${LIVE} order by created_at, id`,
+           from session_grants where ${LIVE} order by created_at, tool, program, subcommand, id`,
         [sessionId, now()],
       );
       return rows.rows.map(toGrant);

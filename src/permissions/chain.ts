@@ -1,0 +1,158 @@
+// The permission chain, first match wins and the order is the design:
+// policy guard (deny) → exempt tools (allow) → danger classifier (shell) → standing grants
+// (never score 3) → ask the owner.
+import { resolve } from 'node:path';
+import {
+  EXEMPT_TOOLS,
+  type Grant,
+  type GrantScope,
+  type GrantStore,
+  type PermissionGate,
+  type Verdict,
+} from './gate.ts';
+import { analyzeShell, judgeShell, MAX_JUDGED_LENGTH, safely } from './judge-shell.ts';
+import type { Judgement } from './judgement.ts';
+import { guardToolArgs, guardWritePath } from './policy-guard.ts';
+import { isInterpreter, isShell } from './rules-interpreters.ts';
+
+export interface ChainOptions {
+  /** Root of the shell and file tools; absolute paths inside it are allowed. */
+  workspace: string;
+  grants: GrantStore;
+  /** Tools that skip the classifier, grants and asking, by exact name. Default EXEMPT_TOOLS. */
+  exempt?: ReadonlySet<string>;
+}
+
+/** Programs a grant may never name: they run anything, so a grant on them would cover anything. */
+const NEVER_GRANTED = new Set([
+  'env',
+  'sudo',
+  'doas',
+  'su',
+  'pkexec',
+  'eval',
+  'exec',
+  'source',
+  '.',
+  'xargs',
+  'busybox',
+]);
+
+/** The narrow scopes "allow for this session" would store for a shell command, or undefined if none may. */
+export function grantScopes(segments: Judgement[]): GrantScope[] | undefined {
+  const scopes = new Map<string, GrantScope>();
+  for (const s of segments) {
+    if (s.score === 0) continue;
+    if (s.score >= 3 || !s.program) return undefined;
+    const { program } = s;
+    const subcommand = s.subcommand ?? null;
+    if (NEVER_GRANTED.has(program) || isShell(program) || isInterpreter(program)) return undefined;
+    if (program === 'git' && subcommand === null) return undefined;
+    scopes.set(`${program}\u0000${subcommand ?? ''}`, { program, subcommand });
+  }
+  return [...scopes.values()];
+}
+
+const scoreOf = (segments: Judgement[], scope: GrantScope) =>
+  Math.max(
+    ...segments
+      .filter((s) => s.program === scope.program && (s.subcommand ?? null) === scope.subcommand)
+      .map((s) => s.score),
+  );
+
+export function permissionChain(options: ChainOptions): PermissionGate {
+  const workspace = resolve(options.workspace);
+  const exempt = options.exempt ?? EXEMPT_TOOLS;
+  const { grants } = options;
+
+  return {
+    async judge(call) {
+      const { tool, args } = call;
+      if (tool === 'shell') return judgeShellCall(call.sessionId, args.command);
+      const refused =
+        tool === 'write_file' ? guardWritePath(args.path, workspace) : guardToolArgs(args, workspace);
+      const canonical = JSON.stringify(args);
+      if (refused) return { verdict: 'deny', layer: 'policy', score: 3, rationale: refused, canonical };
+      if (exempt.has(tool)) {
+        return {
+          verdict: 'allow',
+          layer: 'exempt',
+          score: 0,
+          rationale: `${tool} is exempt: it has its own guard`,
+          canonical,
+        };
+      }
+      if (await grants.covers(call.sessionId, tool, 2)) {
+        return {
+          verdict: 'allow',
+          layer: 'grant',
+          score: 2,
+          rationale: `you allowed ${tool} for this session`,
+          canonical,
+        };
+      }
+      return {
+        verdict: 'ask',
+        layer: 'ask',
+        score: 2,
+        rationale: `${tool} is not exempt, so the owner decides`,
+        canonical,
+      };
+    },
+
+    async grant(call) {
+      const { tool, args } = call;
+      if (tool !== 'shell') {
+        if (exempt.has(tool)) return;
+        if (tool === 'write_file' ? guardWritePath(args.path, workspace) : guardToolArgs(args, workspace))
+          return;
+        await grants.add(call.sessionId, tool, 2);
+        return;
+      }
+      if (typeof args.command !== 'string' || args.command.length > MAX_JUDGED_LENGTH) return;
+      let analysis: ReturnType<typeof analyzeShell>;
+      try {
+        analysis = analyzeShell(args.command, workspace);
+      } catch {
+        return; // judge() failed closed on this command too; nothing to grant
+      }
+      const { refused, classification } = analysis;
+      if (refused || classification.score >= 3) return;
+      const scopes = grantScopes(classification.segments);
+      if (!scopes) return;
+      for (const scope of scopes) {
+        await grants.add(call.sessionId, 'shell', scoreOf(classification.segments, scope), scope);
+      }
+    },
+  };
+
+  async function judgeShellCall(sessionId: string, command: unknown): Promise<Verdict> {
+    if (typeof command !== 'string' || command.length > MAX_JUDGED_LENGTH || command.trim() === '') {
+      return judgeShell(command as string, workspace);
+    }
+    const verdict = safely(command, workspace);
+    if (verdict.verdict !== 'ask' || verdict.score >= 3) return verdict;
+    const { segments } = analyzeShell(command, workspace).classification;
+    const scopes = grantScopes(segments);
+    if (!scopes || scopes.length === 0) return verdict;
+    for (const scope of scopes) {
+      if (!(await grants.covers(sessionId, 'shell', scoreOf(segments, scope), scope))) return verdict;
+    }
+    const names = scopes.map(describeScope).join(', ');
+    return {
+      ...verdict,
+      verdict: 'allow',
+      layer: 'grant',
+      rationale: `you allowed ${names} for this session`,
+    };
+  }
+}
+
+const describeScope = (scope: GrantScope) => [scope.program, scope.subcommand].filter(Boolean).join(' ');
+
+/** One line for /grants: "3f2a1b7c  shell: git add (score ≤ 1) until 21:04 UTC". */
+export function describeGrant(grant: Grant): string {
+  const what = grant.program ? `${grant.tool}: ${describeScope(grant as GrantScope)}` : grant.tool;
+  const until = grant.expiresAt.toISOString().slice(11, 16);
+  return `${grant.id.slice(0, 8)}  ${what} (score ≤ ${grant.maxScore}) until ${until} UTC`;
+}

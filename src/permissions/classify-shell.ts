@@ -1,0 +1,217 @@
+// Layer 3, the danger classifier for `shell`: every segment scored, the worst wins.
+// 0 read-only (runs without asking) · 1–2 asks unless a grant covers it · 3 always asks.
+import { assignmentScore } from './assignments.ts';
+import { isQuietTarget, type Judgement, judged, type RuleContext, type Score, worse } from './judgement.ts';
+import { ruleFor, unknownRule } from './rules-programs.ts';
+import { ANSI_MARK, BRACE_MARK, GLOB_MARK, type HereDoc } from './shell-marks.ts';
+import {
+  commandView,
+  display,
+  expansions,
+  hasExpansion,
+  isAssignment,
+  type ParsedCommand,
+  type Segment,
+  unmark,
+} from './shell-parse.ts';
+import { WRAPPERS } from './wrappers.ts';
+
+export interface Classification {
+  score: Score;
+  reason: string;
+  /** One judgement per segment, in order. */
+  segments: Judgement[];
+}
+
+/** A program named by absolute path in a system bin folder is judged by its name. */
+const PROGRAM_PATH = /^\/(?:usr\/(?:local\/)?)?s?bin\/([^/]+)$/;
+/** Builtins that take variable names; bash evaluates a subscript in a name (a[$(cmd)]). */
+const NAME_TAKERS = new Set(
+  'read unset printf mapfile readarray getopts wait test [ [[ declare typeset local export readonly let'.split(
+    ' ',
+  ),
+);
+/** Variables in these commands' arguments change nothing they open or run. */
+const VARIABLES_OK = new Set([
+  'echo',
+  'printf',
+  'test',
+  '[',
+  '[[',
+  ':',
+  'true',
+  'false',
+  'exit',
+  'return',
+  'shift',
+  'set',
+  'export',
+  'local',
+  'declare',
+  'typeset',
+  'readonly',
+  'unset',
+  'let',
+  'read',
+  'wait',
+  'sleep',
+  'seq',
+  'expr',
+]);
+const nameOf = (assignment: string) => assignment.slice(0, assignment.search(/\+?=|\[/));
+
+export function classify(parsed: ParsedCommand): Classification {
+  const local = localNames(parsed);
+  const segments = parsed.segments.map((s) => classifySegment(s, local));
+  let top = segments.reduce<Judgement>((a, b) => worse(a, b), segments[0] ?? judged(0, 'nothing runs'));
+  const { opaque } = parsed.scan;
+  if (opaque.length > 0) {
+    top = judged(3, `opaque command (${opaque.join(', ')}): the classifier cannot see what runs`);
+  } else if (top.score === 0) {
+    const programs = [...new Set(segments.map((s) => s.program).filter((p): p is string => Boolean(p)))];
+    if (programs.length > 1 || (programs.length === 1 && segments.length > 1)) {
+      top = judged(0, `read-only: ${programs.join(', ')}`);
+    }
+  }
+  return { score: top.score, reason: top.reason, segments };
+}
+
+/** Variables the command itself assigns (their values pass the guard where they are set). */
+function localNames(parsed: ParsedCommand): Set<string> {
+  const names = new Set<string>();
+  for (const segment of parsed.segments) {
+    const view = commandView(segment);
+    for (const a of view.assignments) names.add(nameOf(a));
+    if ((view.keyword === 'for' || view.keyword === 'select') && view.argv[0]) names.add(view.argv[0]);
+    const program = view.argv[0];
+    if (program === 'export' || program === 'local' || program === 'declare' || program === 'typeset') {
+      for (const a of view.argv.slice(1)) if (isAssignment(a)) names.add(nameOf(a));
+    }
+  }
+  return names;
+}
+
+function classifySegment(segment: Segment, local: Set<string>): Judgement {
+  const view = commandView(segment);
+  let result = judged(0, view.assignments.length > 0 ? 'only sets variables' : 'nothing runs');
+  for (const a of view.assignments) result = worse(result, assignmentScore(nameOf(a)));
+  if (segment.defines) return judged(3, 'opaque command (defines a function)');
+  if (view.keyword === 'case') return judged(3, 'opaque command (case statement)');
+  if (view.keyword === 'function') return judged(3, 'opaque command (defines a function)');
+  if (view.keyword === 'coproc') return judged(3, 'opaque command (coproc)');
+  if (view.keyword) return worse(result, judged(0, `${view.keyword} loop header`));
+  let command: Judgement | undefined;
+  if (view.argv.length > 0) {
+    const heredoc = segment.redirects.find((r) => r.heredoc)?.heredoc;
+    command = judgeArgv(view.argv, { piped: segment.piped, heredoc, local }, 0);
+    result = view.assignments.length > 0 ? worse(command, result) : command;
+  }
+  for (const r of segment.redirects) result = worse(result, redirectJudgement(r.op, r.target));
+  // Only the program's own judgement can be granted: a score raised by a redirect or an assignment
+  // (`echo x >> f`, `FOO=1 ls`) names no program, so no grant covers it.
+  if (command && result !== command && result.score > command.score)
+    return { score: result.score, reason: result.reason };
+  return result;
+}
+
+function redirectJudgement(op: string, rawTarget: string): Judgement {
+  const target = unmark(rawTarget);
+  if (isQuietTarget(target) || op === '<' || op === '<&' || op === '<<' || op === '<<<' || op === '<<-') {
+    return judged(0, op.startsWith('<') ? 'reads input' : 'discards output');
+  }
+  const shown = display(rawTarget);
+  switch (op) {
+    case '>':
+    case '>|':
+    case '&>':
+      return isQuietTarget(target) ? judged(0, 'discards output') : judged(3, `overwrites ${shown} (${op})`);
+    case '>&':
+      return /^(?:\d+|-)$/.test(target) || isQuietTarget(target)
+        ? judged(0, 'redirects output')
+        : judged(3, `overwrites ${shown} (>&)`);
+    case '>>':
+    case '&>>':
+      return isQuietTarget(target) ? judged(0, 'discards output') : judged(2, `appends to ${shown}`);
+    case '<>':
+      return judged(2, `opens ${shown} for writing`);
+    default:
+      return judged(0, 'reads input');
+  }
+}
+
+interface ArgvContext {
+  piped: boolean;
+  heredoc: HereDoc | undefined;
+  local: Set<string>;
+}
+
+function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
+  const word = argv[0];
+  if (word === undefined) return judged(0, 'nothing runs');
+  if (depth > 8) return judged(3, 'opaque command (wrapped too deeply to follow)');
+  if (hasExpansion(word)) {
+    const what = expansions(word).includes('!cmd') ? 'command substitution' : 'variable';
+    return judged(3, `opaque command (${what} as the command word: ${display(word)})`);
+  }
+  if (word.includes(ANSI_MARK)) return judged(3, 'opaque command (ANSI-C quoting builds the command word)');
+  if (word.includes(BRACE_MARK)) return judged(3, 'opaque command (brace expansion builds the command word)');
+  let name = word;
+  if (
+    name.includes(GLOB_MARK) ||
+    /[*?]/.test(name) ||
+    (name.includes('[') && name !== '[' && name !== '[[')
+  ) {
+    return judged(3, `opaque command (a glob builds the command word: ${display(word)})`);
+  }
+  if (name.includes('/')) {
+    const program = PROGRAM_PATH.exec(name)?.[1];
+    if (!program) return judged(3, `runs ${display(name)}, a script or program the classifier cannot see`);
+    name = program;
+  }
+  const args = argv.slice(1).map(unmark);
+  if (NAME_TAKERS.has(name) && args.some((a) => a.includes('[') && /[$`]/.test(a))) {
+    return judged(3, `opaque command (${name} is given a subscript that can run commands)`);
+  }
+  const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
+  if (wrapper) {
+    const unwrapped = wrapper(args);
+    if ('score' in unwrapped) {
+      unwrapped.program ??= name;
+      unwrapped.subcommand ??= null;
+      return unwrapped;
+    }
+    let inner = judgeArgv(unwrapped.argv, ctx, depth + 1);
+    for (const a of unwrapped.assignments) inner = worse(inner, assignmentScore(nameOf(a)));
+    return inner;
+  }
+  const ruleContext: RuleContext = {
+    name,
+    piped: ctx.piped,
+    inner: (inner: string[]) =>
+      judgeArgv(inner, { local: ctx.local, piped: false, heredoc: undefined }, depth + 1),
+  };
+  if (ctx.heredoc) ruleContext.heredoc = ctx.heredoc;
+  const rule = ruleFor(name);
+  // Rules return a fresh object each call, so it is completed in place.
+  const result = rule ? rule(args, ruleContext) : unknownRule(args, ruleContext);
+  result.program ??= name;
+  result.subcommand ??= null;
+  if (result.score === 0 && !VARIABLES_OK.has(name)) {
+    const unknown = unknownVariable(args, ctx.local);
+    if (unknown !== undefined) {
+      const shown = unknown.startsWith('!') ? 'a special parameter' : `$${unknown}`;
+      result.score = 1;
+      result.reason = `${name} uses ${shown}, whose value the classifier cannot see`;
+    }
+  }
+  return result;
+}
+
+function unknownVariable(args: string[], local: Set<string>): string | undefined {
+  for (const a of args) {
+    if (!hasExpansion(a)) continue;
+    const name = expansions(a).find((v) => !local.has(v));
+    if (name !== undefined) return name;
+  }
+  return undefined;
+}
