@@ -1,9 +1,9 @@
 import { requireDefaultRoute } from '../src/config/load.ts';
-import { type Assistant, createAssistant } from '../src/core/assistant.ts';
+import { type Assistant, type AssistantDeps, createAssistant } from '../src/core/assistant.ts';
 import { buildRoute } from '../src/gateway/build-route.ts';
 import { outputStore } from '../src/offload/output-store.ts';
 import { permissionChain } from '../src/permissions/chain.ts';
-import { loadSkills, skillIndex } from '../src/skills/index.ts';
+import { loadSkills, type Skill, skillIndex } from '../src/skills/index.ts';
 import type { Db } from '../src/store/db.ts';
 import { sessionGrants } from '../src/store/grants.ts';
 import { builtinPureTools } from '../src/tools/builtin/index.ts';
@@ -25,7 +25,8 @@ export async function buildAssistant(
   { config, log }: Runtime,
   db: Db,
   owners: Record<string, string>,
-): Promise<{ assistant: Assistant; stop(): void }> {
+  digestCommand?: AssistantDeps['digestCommand'],
+): Promise<{ assistant: Assistant; skills: Skill[]; stop(): void }> {
   requireDefaultRoute(config);
   const { models } = config;
   const now = () => new Date();
@@ -62,6 +63,7 @@ export async function buildAssistant(
       webFetchTool,
     ]),
     skillIndex: skillIndex(skills),
+    ...(digestCommand ? { digestCommand } : {}),
     workspace: config.workspace,
     outputs,
     offload: { defaultBytes: models.offload.defaultBytes, thresholdBytes: models.offload.thresholdBytes },
@@ -71,5 +73,5 @@ export async function buildAssistant(
     permissionTtlMs: models.loop.permissionTimeoutMs,
     toolTimeoutMs: models.loop.toolTimeoutMs,
   });
-  return { assistant, stop: () => clearInterval(timer) };
+  return { assistant, skills, stop: () => clearInterval(timer) };
 }

@@ -147,6 +147,20 @@ describe('steward chat against an OpenAI-compatible endpoint', () => {
     expect(sent.map((m) => m.content)).toEqual(['first', 'one', 'second', 'two', 'third']);
   });
 
+  it('manages digests from the console: a bad cron gets a one-line correction', async () => {
+    model = await startScriptedModel([]);
+    const run = await runSteward(['chat'], {
+      env: env(model.baseUrl),
+      input: '/digest add "30 7 * * 1-5" Europe/Oslo here markets-digest\n/digest add "61 7 * * *" UTC here x\n/digest list\n',
+    });
+    expect(run.code).toBe(0);
+    const out = run.stdout.split('\n');
+    expect(out[0]).toMatch(/markets-digest/);
+    expect(out.some((l) => /61/.test(l) && /minute|cron/i.test(l))).toBe(true);
+    expect(run.stdout).toMatch(/30 7 \* \* 1-5/);
+    expect(model.requests).toHaveLength(0);
+  });
+
   it('names the URL of an unreachable model in one line per message and keeps going', async () => {
     const closed = 'http://127.0.0.1:1/v1';
     const run = await runSteward(['chat'], { env: env(closed), input: 'are you there?\nstill there?\n' });

@@ -86,6 +86,7 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
   return {
     name: CONSOLE_CHANNEL,
     outbox: (r: string) => (r === room ? sink : undefined),
+    ownerRoom: () => room,
     async run(assistant: Assistant, signal: AbortSignal) {
       const lines = createInterface({
         input: io.input,

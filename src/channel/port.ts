@@ -53,4 +53,6 @@ export interface Channel {
    * questions, scheduled digests. Undefined for a room this channel cannot reach.
    */
   outbox(room: string): ReplySink | undefined;
+  /** The owner's private room on this channel, where failures and notices go; undefined until known. */
+  ownerRoom?(): string | undefined;
 }
