@@ -212,7 +212,7 @@ describe('what reaches the model', () => {
     await say(assistant(cloud, { ...deps, compaction: { budgetTokens: 1, keepTurns: 1 } }), 'third');
     expect(cloud.requests).toHaveLength(1);
     expect(local.requests).toHaveLength(4);
-    expect((local.requests[2]?.messages as Array<{ content: string }>)[0]?.content).toMatch(
+    expect(((local.requests[2]?.messages ?? []) as Array<{ content: string }>)[0]?.content).toMatch(
       /^Summarize the conversation/,
     );
     const usage = await db.query<{ route: string }>('select distinct route from usage order by route');
@@ -245,7 +245,7 @@ describe('what reaches the model', () => {
     expect(side[1]?.content).toMatch(/^Owner: first\nAssistant: one detail/);
     expect(side[1]?.content).toContain('Owner: second');
     expect(side[1]?.content).not.toContain('Owner: third');
-    const sent = (main.requests[4]?.messages as Array<{ role: string; content: string }>).slice(1);
+    const sent = ((main.requests[4]?.messages ?? []) as Array<{ role: string; content: string }>).slice(1);
     expect(sent.map((m) => m.content.slice(0, 40))).toEqual([
       '[steward] Summary of the earlier convers',
       'third',

@@ -53,12 +53,15 @@ describe('skills in the loop', () => {
       workspace: '/nonexistent',
       route: {
         name: 'default',
-        entries: [{ providerName: 'default', provider: openAiCompatible({ baseUrl: model.baseUrl }), model: 'm' }],
+        entries: [
+          { providerName: 'default', provider: openAiCompatible({ baseUrl: model.baseUrl }), model: 'm' },
+        ],
       },
       tools: createToolRegistry([createLoadSkillTool(skills)]),
       skillIndex: skillIndex(skills),
     });
-    const say = (text: string) => assistant.handle({ channel: 'test', room: 'r', senderId: 'owner', text }, () => {});
+    const say = (text: string) =>
+      assistant.handle({ channel: 'test', room: 'r', senderId: 'owner', text }, () => {});
     await say('hi');
     await say('fix the failing test in my project');
 
