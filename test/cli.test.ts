@@ -151,7 +151,8 @@ describe('steward chat against an OpenAI-compatible endpoint', () => {
     model = await startScriptedModel([]);
     const run = await runSteward(['chat'], {
       env: env(model.baseUrl),
-      input: '/digest add "30 7 * * 1-5" Europe/Oslo here markets-digest\n/digest add "61 7 * * *" UTC here x\n/digest list\n',
+      input:
+        '/digest add "30 7 * * 1-5" Europe/Oslo here markets-digest\n/digest add "61 7 * * *" UTC here x\n/digest list\n',
     });
     expect(run.code).toBe(0);
     const out = run.stdout.split('\n');

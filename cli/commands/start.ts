@@ -1,10 +1,5 @@
-import { TelegramChannelError } from '../../adapters/telegram/errors.ts';
-import { TELEGRAM_CHANNEL, telegramChannel } from '../../adapters/telegram/telegram-channel.ts';
-import { requireDefaultRoute } from '../../src/config/load.ts';
-import { redact } from '../../src/config/secrets.ts';
-import { buildAssistant } from '../build-assistant.ts';
 import type { CliIo } from '../io.ts';
-import { loadRuntime, openStore } from '../runtime.ts';
+import { loadRuntime } from '../runtime.ts';
 
 const HOW_TO_CONFIGURE = [
   'steward start: no channel is configured.',
@@ -13,48 +8,16 @@ const HOW_TO_CONFIGURE = [
   '  or talk to steward on this terminal with: steward chat',
 ].join('\n');
 
-const NO_MATRIX = 'Matrix is configured, but this build has no adapter for it yet';
-
-/** Runs every configured channel until SIGINT or SIGTERM. Matrix registers here when it lands. */
+/** Runs every configured channel. The Telegram and Matrix adapters register here as they land. */
 export async function startCommand(io: CliIo): Promise<number> {
-  const runtime = loadRuntime(io);
-  const { config, log } = runtime;
-  const { telegram } = config;
-  if (!telegram) {
-    if (!config.matrix) {
-      io.stderr.write(`${HOW_TO_CONFIGURE}\n`);
-      return 2;
-    }
-    io.stderr.write(`steward start: ${NO_MATRIX}; use steward chat for now\n`);
+  const { config } = loadRuntime(io);
+  const configured = [config.telegram && 'Telegram', config.matrix && 'Matrix'].filter(Boolean);
+  if (configured.length === 0) {
+    io.stderr.write(`${HOW_TO_CONFIGURE}\n`);
     return 2;
   }
-  if (config.matrix) io.stderr.write(`steward start: ${NO_MATRIX}; running Telegram only\n`);
-  requireDefaultRoute(config);
-  const db = await openStore(runtime);
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const built = await buildAssistant(runtime, db, { [TELEGRAM_CHANNEL]: String(telegram.ownerId) });
-    try {
-      await telegramChannel({
-        token: telegram.token,
-        ownerId: telegram.ownerId,
-        apiRoot: telegram.apiRoot,
-        log,
-      }).run(built.assistant, stop.signal);
-      return 0;
-    } finally {
-      built.stop();
-    }
-  } catch (error) {
-    if (!(error instanceof TelegramChannelError)) throw error;
-    io.stderr.write(`steward start: ${redact(error.message, config.secrets)}\n`);
-    return 1;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await db.close();
-  }
+  io.stderr.write(
+    `steward start: ${configured.join(' and ')} ${configured.length > 1 ? 'are' : 'is'} configured, but this build has no adapter for ${configured.length > 1 ? 'them' : 'it'} yet; use steward chat for now\n`,
+  );
+  return 2;
 }
