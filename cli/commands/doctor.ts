@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { checkMatrixCredentials } from '../../adapters/matrix/check-credentials.ts';
+import { checkMatrixE2ee } from '../../adapters/matrix/check-e2ee.ts';
 import { checkTelegramCredentials } from '../../adapters/telegram/check-credentials.ts';
 import { type Config, loadConfig } from '../../src/config/load.ts';
 import { redact } from '../../src/config/secrets.ts';
@@ -47,8 +48,10 @@ export async function doctorCommand(io: CliIo): Promise<number> {
   if (sensitive) line('sensitive', checkSensitiveRoute(config, sensitive));
   if (config.telegram)
     line('telegram', await checkTelegramCredentials(config.telegram.apiRoot, config.telegram.token));
-  if (config.matrix)
+  if (config.matrix) {
     line('matrix', await checkMatrixCredentials(config.matrix.homeserver, config.matrix.accessToken));
+    line('e2ee', await checkMatrixE2ee());
+  }
   if (!config.telegram && !config.matrix) {
     line('channels', { status: 'warn', detail: 'none configured; steward start needs Telegram or Matrix' });
   }

@@ -18,6 +18,32 @@ export function postgresUrl(): string | undefined {
   return undefined;
 }
 
+export interface MatrixEnv {
+  homeserver: string;
+  botToken: string;
+  /** The owner's MXID. */
+  owner: string;
+  ownerToken: string;
+  strangerToken: string;
+}
+
+/** The Synapse that scripts/test-services.sh starts, with its three users' access tokens. */
+export function matrixEnv(): MatrixEnv | undefined {
+  const e = process.env;
+  const env = {
+    homeserver: e.STEWARD_TEST_MATRIX_HOMESERVER,
+    botToken: e.STEWARD_TEST_MATRIX_BOT_TOKEN,
+    owner: e.STEWARD_TEST_MATRIX_OWNER,
+    ownerToken: e.STEWARD_TEST_MATRIX_OWNER_TOKEN,
+    strangerToken: e.STEWARD_TEST_MATRIX_STRANGER_TOKEN,
+  };
+  if (Object.values(env).every((v) => v)) return env as MatrixEnv;
+  if (process.env.CI === 'true')
+    throw new Error(`CI=true but the STEWARD_TEST_MATRIX_* variables are not set; ${HOW}`);
+  console.warn(`skipping Matrix tests: STEWARD_TEST_MATRIX_HOMESERVER and its tokens are not set (${HOW})`);
+  return undefined;
+}
+
 /** A database of its own for one test, dropped afterwards. */
 export async function freshPostgres(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `steward_t_${randomBytes(6).toString('hex')}`;

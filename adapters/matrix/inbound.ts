@@ -1,0 +1,212 @@
+// Events from a sync batch, turned into calls on the assistant. Only the owner is heard: invites
+// from anyone else are declined, their messages and reactions dropped before any work. Events of
+// one room are taken in order; each lane hands its work to the assistant and moves on, so a long
+// turn in one room never holds up the sync.
+import type { PermissionDecision, ReplySink } from '../../src/channel/port.ts';
+import type { Assistant } from '../../src/core/assistant.ts';
+import type { Logger } from '../../src/log.ts';
+import {
+  decisionFromReaction,
+  decisionFromText,
+  MATRIX_HELP,
+  outputCommand,
+  stripReplyFallback,
+  translateCommand,
+} from './commands.ts';
+import type { E2eeStatus } from './load-sdk.ts';
+import type { MatrixOps } from './matrix-ops.ts';
+import { decidedContent, outcomeLine } from './prompt-text.ts';
+import type { MatrixStateStore, StoredPrompt } from './state-store.ts';
+import type { MatrixEvent } from './sync-loop.ts';
+import { type RendererDeps, sendOutputFile } from './turn-renderer.ts';
+
+export const MATRIX_CHANNEL = 'matrix';
+
+export interface InboundDeps {
+  assistant: Assistant;
+  owner: string;
+  directRoom: string;
+  e2ee: E2eeStatus;
+  ops: MatrixOps;
+  state: MatrixStateStore;
+  log: Logger;
+  sinkFor(room: string): ReplySink;
+  readOutput: RendererDeps['readOutput'];
+  /** Resolves when prompts being posted are stored, so a quick reaction finds its prompt. */
+  promptsPosted(): Promise<void>;
+  typingEveryMs: number;
+}
+
+type Start = () => Promise<unknown>;
+const ACTED_ON = new Set(['m.room.message', 'm.reaction', 'm.room.encrypted']);
+
+export function inboundRouter(deps: InboundDeps) {
+  const { assistant, owner, ops, state, log } = deps;
+  const lanes = new Map<string, Promise<void>>();
+  const inflight = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    inflight.add(work);
+    void work.finally(() => inflight.delete(work)).catch(() => {});
+  };
+  /**
+   * `prepare` runs after the room's earlier events; what it returns is started, not awaited (the
+   * assistant keeps a room's turns in order itself). Decisions are awaited in `prepare`.
+   */
+  const lane = (room: string, prepare: () => Promise<Start | undefined>) => {
+    const next = (lanes.get(room) ?? Promise.resolve())
+      .then(async () => {
+        const start = await prepare();
+        if (start) track(start().catch((error: Error) => log.error({ room }, `matrix: ${error.message}`)));
+      })
+      .catch((error: Error) => log.warn({ room }, `matrix: could not take in an event: ${error.message}`));
+    lanes.set(room, next);
+    track(next);
+  };
+
+  const typing = async <T>(room: string, work: () => Promise<T>): Promise<T> => {
+    void ops.typing(room, true);
+    const timer = setInterval(() => void ops.typing(room, true), deps.typingEveryMs);
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
+      void ops.typing(room, false);
+    }
+  };
+
+  /**
+   * Gives the decision to `prompts` in order until one takes it (`explicit`: the owner named the
+   * prompt by reacting to it or replying to it). A prompt that was closed some other way is marked
+   * so, and the owner is told unless it was already decided.
+   */
+  const decide = async (prompts: StoredPrompt[], decision: PermissionDecision, explicit: boolean) => {
+    for (const prompt of prompts) {
+      const result = await typing(prompt.turnRoom, () =>
+        assistant.decide(
+          { requestId: prompt.requestId, decision, channel: MATRIX_CHANNEL, senderId: owner },
+          deps.sinkFor(prompt.turnRoom),
+        ),
+      );
+      if (result.ok) return;
+      // Settled some other way: later answers to it do nothing.
+      if (!(await state.closePrompt(prompt.eventId, result.reason))) continue;
+      if (result.reason === 'settled') continue;
+      await ops.edit(
+        prompt.promptRoom,
+        prompt.eventId,
+        decidedContent(prompt, outcomeLine(result.reason, '')),
+      );
+      if (explicit || prompts.length === 1)
+        await ops.send(prompt.promptRoom, { msgtype: 'm.notice', body: result.text });
+    }
+    if (!explicit && prompts.length > 1) {
+      await ops.send(deps.directRoom, {
+        msgtype: 'm.notice',
+        body: 'No question was still waiting; nothing was run.',
+      });
+    }
+  };
+
+  const onMessage = (room: string, event: MatrixEvent) => {
+    const content = event.content as {
+      msgtype?: string;
+      body?: unknown;
+      'm.relates_to'?: { rel_type?: string; 'm.in_reply_to'?: { event_id?: string } };
+    };
+    const relates = content['m.relates_to'];
+    if (typeof content.body !== 'string' || relates?.rel_type === 'm.replace') return;
+    if (content.msgtype !== 'm.text' && content.msgtype !== 'm.notice') return;
+    const replyTo = relates?.['m.in_reply_to']?.event_id;
+    const body = replyTo ? stripReplyFallback(content.body) : content.body;
+    lane(room, async () => {
+      const decision = decisionFromText(body);
+      if (decision) {
+        const open = await state.openPrompts(room);
+        const chosen = open.find((p) => p.eventId === replyTo);
+        if (open.length > 0) {
+          // Awaited in the lane: a message right after an answer must not overtake it.
+          await decide(chosen ? [chosen] : open, decision, chosen !== undefined);
+          return undefined;
+        }
+      }
+      const text = translateCommand(body);
+      const ref = outputCommand(text);
+      if (ref !== undefined) {
+        return () =>
+          ref
+            ? sendOutputFile(deps, room, ref)
+            : ops.send(room, { msgtype: 'm.notice', body: 'Usage: !output <ref>' });
+      }
+      const sink = deps.sinkFor(room);
+      const help = /^\/(help|start)\s*$/.test(text.trim());
+      const withHelp: ReplySink = (e) =>
+        sink(e.type === 'reply' ? { ...e, text: `${e.text}\n\n${MATRIX_HELP}` } : e);
+      return () =>
+        typing(room, () =>
+          assistant.handle(
+            { channel: MATRIX_CHANNEL, room, senderId: event.sender, text },
+            help ? withHelp : sink,
+          ),
+        );
+    });
+  };
+
+  const onReaction = (room: string, event: MatrixEvent) => {
+    const relates = event.content['m.relates_to'] as
+      | { rel_type?: string; event_id?: string; key?: string }
+      | undefined;
+    if (relates?.rel_type !== 'm.annotation' || !relates.event_id || typeof relates.key !== 'string') return;
+    const decision = decisionFromReaction(relates.key);
+    const target = relates.event_id;
+    if (!decision) return;
+    lane(room, async () => {
+      await deps.promptsPosted();
+      const prompt = await state.promptByEvent(target);
+      if (prompt && prompt.outcome === null) await decide([prompt], decision, true);
+      return undefined;
+    });
+  };
+
+  /** Without E2EE the bot cannot read an encrypted room: it says so once per room, not silence. */
+  const onEncrypted = (room: string) =>
+    lane(room, async () => {
+      const key = `encrypted_notice:${room}`;
+      if (await state.get(key)) return undefined;
+      await state.set(key, new Date().toISOString());
+      const body = deps.e2ee.available
+        ? 'I could not decrypt a message in this room. Messages in our direct room reach me.'
+        : `This room is end-to-end encrypted, and encryption is unavailable on this steward (${deps.e2ee.reason}), so I cannot read it. Talk to me in an unencrypted room, such as our direct room: https://matrix.to/#/${deps.directRoom}`;
+      return () => ops.send(room, { msgtype: 'm.notice', body });
+    });
+
+  return {
+    /** One event from a sync batch (matrix-bot-sdk's emit names). `initial`: history, not acted on. */
+    async onEvent(type: string, payload: unknown[], initial: boolean): Promise<void> {
+      const [room, event] = payload as [string, MatrixEvent];
+      if (type === 'room.invite') {
+        if (event.sender === owner) {
+          log.info({ room }, 'matrix: joining a room the owner invited me to');
+          await ops.join(room);
+        } else {
+          log.info({ room }, 'matrix: declined an invite from someone other than the owner');
+          await ops.leave(room);
+        }
+        return;
+      }
+      if (type !== 'room.event' || initial || !ACTED_ON.has(event.type)) return;
+      if (event.sender !== owner) {
+        log.debug({ room, type: event.type }, 'matrix: ignored an event from someone other than the owner');
+        return;
+      }
+      if (!(await state.firstSeen(event.event_id))) return;
+      log.debug({ room, type: event.type, eventId: event.event_id }, 'matrix: took in an event');
+      if (event.type === 'm.room.message') onMessage(room, event);
+      else if (event.type === 'm.reaction') onReaction(room, event);
+      else onEncrypted(room);
+    },
+    /** Resolves when everything taken in so far has been handled. */
+    async idle(): Promise<void> {
+      while (inflight.size > 0) await Promise.allSettled([...inflight]);
+    },
+  };
+}

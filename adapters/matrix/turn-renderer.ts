@@ -1,0 +1,219 @@
+// One turn's outbound events as Matrix messages in its room: streamed text as throttled m.replace
+// edits, tool activity as one edited notice, prompts (with their seeded reactions) and notices in
+// the owner's direct room, large outputs as files. Homeserver calls run one at a time, in order.
+import type { OutboundEvent, PermissionPrompt, ReplySink } from '../../src/channel/port.ts';
+import type { OutputReading } from '../../src/core/assistant.ts';
+import type { Logger } from '../../src/log.ts';
+import { DECISION_REACTIONS } from './commands.ts';
+import type { MatrixOps } from './matrix-ops.ts';
+import { askingContent, decidedContent, INLINE_ARGS_CHARS, outcomeLine, promptText } from './prompt-text.ts';
+import { splitMessage, textContent } from './render.ts';
+import type { MatrixStateStore } from './state-store.ts';
+
+export interface RendererDeps {
+  ops: MatrixOps;
+  state: MatrixStateStore;
+  log: Logger;
+  directRoom: string;
+  /** The least time between two edits of one message. */
+  editIntervalMs: number;
+  /** A stored output of `room`, read for the owner. */
+  readOutput(room: string, ref: string): Promise<OutputReading>;
+  /** Registers work others must wait for (a prompt being posted, before its reactions are looked up). */
+  track(work: Promise<unknown>): void;
+}
+
+interface Stream {
+  text: string;
+  sent: Array<{ eventId: string; text: string }>;
+  /** A flush is queued and will read the latest text when it runs. */
+  queued: boolean;
+}
+
+/** Outputs larger than this are not uploaded; the ref still pages them back. */
+const MAX_FILE_BYTES = 32 * 1024 * 1024;
+
+export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
+  const { ops, log } = deps;
+  let chain: Promise<void> = Promise.resolve();
+  const enqueue = (what: string, work: () => Promise<unknown>): Promise<void> => {
+    chain = chain.then(work).then(
+      () => {},
+      (error: Error) => log.warn({ room }, `matrix: could not ${what}: ${error.message}`),
+    );
+    return chain;
+  };
+
+  let stream: Stream = { text: '', sent: [], queued: false };
+  const activity = { eventId: undefined as string | undefined, lines: new Map<string, string>(), shown: '' };
+  let timer: NodeJS.Timeout | undefined;
+
+  const flushStream = async (s: Stream) => {
+    const parts = s.text.trim() === '' ? [] : splitMessage(s.text);
+    for (const [i, part] of parts.entries()) {
+      const sent = s.sent[i];
+      if (!sent) s.sent.push({ eventId: await ops.send(room, textContent(part)), text: part });
+      else if (sent.text !== part) {
+        await ops.edit(room, sent.eventId, textContent(part));
+        sent.text = part;
+      }
+    }
+    // The final text can be shorter than what streamed: remove parts it no longer has.
+    for (const extra of s.sent.splice(parts.length)) await ops.redact(room, extra.eventId);
+  };
+  const flushActivity = async () => {
+    const text = [...activity.lines.values()].join('\n');
+    if (text === activity.shown || text === '') return;
+    activity.shown = text;
+    const content = { msgtype: 'm.notice', body: text };
+    if (activity.eventId) await ops.edit(room, activity.eventId, content);
+    else activity.eventId = await ops.send(room, content);
+  };
+  const flushNow = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const s = stream;
+    s.queued = true;
+    return enqueue('send a reply', async () => {
+      s.queued = false;
+      await flushActivity();
+      await flushStream(s);
+    });
+  };
+  const schedule = () => {
+    if (timer || stream.queued) return;
+    timer = setTimeout(() => void flushNow(), deps.editIntervalMs);
+  };
+  /** Text before a tool call or a prompt stays a message of its own; later text starts a new one. */
+  const endStream = () => {
+    const done = flushNow();
+    stream = { text: '', sent: [], queued: false };
+    return done;
+  };
+
+  const notice = (text: string, level: 'info' | 'error' = 'info') =>
+    enqueue('send a notice', () =>
+      ops.send(deps.directRoom, { msgtype: 'm.notice', body: level === 'error' ? `⚠️ ${text}` : text }),
+    );
+
+  return async (event: OutboundEvent) => {
+    switch (event.type) {
+      case 'text_delta':
+        stream.text += event.text;
+        schedule();
+        return;
+      case 'reply': {
+        stream.text = event.text.trim() === '' && stream.sent.length === 0 ? '(no answer)' : event.text;
+        await endStream();
+        return;
+      }
+      case 'notice':
+        await endStream();
+        await notice(event.text, event.level);
+        return;
+      case 'tool_started':
+        void endStream();
+        activity.lines.set(event.callId, `⚙️ ${event.tool} ${shorten(event.args, 120)}`);
+        schedule();
+        return;
+      case 'tool_finished': {
+        const line = activity.lines.get(event.callId) ?? `⚙️ ${event.tool}`;
+        activity.lines.set(event.callId, `${line} ${event.ok ? '✓' : '✗'} ${event.durationMs} ms`);
+        schedule();
+        return;
+      }
+      case 'permission_prompt': {
+        void endStream();
+        const posted = enqueue('post a permission prompt', () => postPrompt(deps, room, event.prompt));
+        deps.track(posted);
+        await posted;
+        return;
+      }
+      case 'permission_settled':
+        await enqueue('mark a prompt decided', async () => {
+          const prompt = await deps.state.promptByRequest(event.requestId);
+          if (!prompt || !(await deps.state.closePrompt(prompt.eventId, event.decision))) return;
+          await ops.edit(
+            prompt.promptRoom,
+            prompt.eventId,
+            decidedContent(prompt, outcomeLine(event.decision, event.decidedBy)),
+          );
+        });
+        return;
+      case 'output_offloaded':
+        void enqueue('send an output file', () => sendOutputFile(deps, room, event.ref));
+        return;
+    }
+  };
+}
+
+/** The prompt goes to the direct room; a turn elsewhere gets a pointer to it. */
+async function postPrompt(deps: RendererDeps, room: string, prompt: PermissionPrompt): Promise<void> {
+  const { ops, directRoom } = deps;
+  let argsFile: string | undefined;
+  if (prompt.args.length > INLINE_ARGS_CHARS) {
+    argsFile = `${prompt.tool}-arguments-${prompt.requestId.slice(0, 8)}.json`;
+    await ops.sendFile(directRoom, {
+      name: argsFile,
+      data: Buffer.from(prompt.args),
+      caption: `Arguments of ${prompt.tool} (${prompt.args.length} characters), exactly as they would run`,
+      mimetype: 'application/json',
+    });
+  }
+  const text = promptText(prompt, argsFile);
+  const eventId = await ops.send(directRoom, askingContent(text));
+  await deps.state.addPrompt({
+    eventId,
+    requestId: prompt.requestId,
+    promptRoom: directRoom,
+    turnRoom: room,
+    ...text,
+  });
+  for (const [key] of DECISION_REACTIONS) await ops.react(directRoom, eventId, key);
+  if (room !== directRoom) {
+    await ops.send(room, {
+      msgtype: 'm.notice',
+      body: `Waiting for the owner to approve ${prompt.tool} in the direct room.`,
+    });
+  }
+}
+
+/** A stored output as a file, with its ref in the text. Also what `!output <ref>` sends. */
+export async function sendOutputFile(
+  deps: Pick<RendererDeps, 'ops' | 'readOutput'>,
+  room: string,
+  ref: string,
+): Promise<void> {
+  const output = await deps.readOutput(room, ref);
+  if (!output.ok) {
+    await deps.ops.send(room, { msgtype: 'm.notice', body: output.text });
+    return;
+  }
+  const summary = `${output.tool} output, ${output.lines} lines, ${formatBytes(output.bytes)}; ref ${ref}`;
+  if (output.bytes > MAX_FILE_BYTES) {
+    await deps.ops.send(room, {
+      msgtype: 'm.notice',
+      body: `${summary}. Too large to send as a file; ask me to page through it.`,
+    });
+    return;
+  }
+  const pieces: Buffer[] = [];
+  for await (const page of output.pages) pieces.push(Buffer.from(page));
+  const data = Buffer.concat(pieces);
+  await deps.ops.sendFile(room, {
+    name: `${output.tool}-output-${ref}.txt`,
+    data,
+    caption: `${summary}. !output ${ref} sends it again.`,
+  });
+}
+
+function shorten(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
