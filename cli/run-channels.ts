@@ -39,7 +39,20 @@ export async function runChannels(
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       ...(config.digests ? { config: config.digests } : {}),
     });
-    await Promise.all(channels.map((channel) => channel.run(built.assistant, signal)));
+    // One channel failing (a refused token, another poller) stops the others before the store closes.
+    const all = new AbortController();
+    const forward = () => all.abort();
+    signal.addEventListener('abort', forward, { once: true });
+    const runs = channels.map((channel) =>
+      channel.run(built.assistant, all.signal).catch((error: unknown) => {
+        all.abort();
+        throw error;
+      }),
+    );
+    const settled = await Promise.allSettled(runs);
+    signal.removeEventListener('abort', forward);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   } finally {
     await scheduler?.stop();
     built.stop();

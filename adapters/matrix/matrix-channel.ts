@@ -55,11 +55,13 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
   const ready = Promise.withResolvers<MatrixReady>();
   ready.promise.catch(() => {});
   let sinkFor: ((room: string) => ReplySink) | undefined;
+  let ownerRoom: string | undefined;
   const outbox = (room: string) => (sinkFor && room.startsWith('!') ? sinkFor(room) : undefined);
 
   return {
     name: MATRIX_CHANNEL,
     outbox,
+    ownerRoom: () => ownerRoom,
     ready: () => ready.promise,
 
     async run(assistant: Assistant, signal: AbortSignal) {
@@ -130,6 +132,7 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
           typingEveryMs: options.typingEveryMs ?? 20_000,
         });
         inbound = router;
+        ownerRoom = directRoom;
         log.info(`matrix: syncing as ${userId}; only ${owner} is heard; direct room ${directRoom}`);
         let first = true;
         await runSync({

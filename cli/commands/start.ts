@@ -1,5 +1,14 @@
+import { join } from 'node:path';
+import { MATRIX_CHANNEL, matrixChannel } from '../../adapters/matrix/matrix-channel.ts';
+import { MatrixAuthError } from '../../adapters/matrix/sync-loop.ts';
+import { TelegramChannelError } from '../../adapters/telegram/errors.ts';
+import { TELEGRAM_CHANNEL, telegramChannel } from '../../adapters/telegram/telegram-channel.ts';
+import type { Channel } from '../../src/channel/port.ts';
+import { requireDefaultRoute } from '../../src/config/load.ts';
+import { redact } from '../../src/config/secrets.ts';
 import type { CliIo } from '../io.ts';
-import { loadRuntime } from '../runtime.ts';
+import { runChannels } from '../run-channels.ts';
+import { loadRuntime, openStore } from '../runtime.ts';
 
 const HOW_TO_CONFIGURE = [
   'steward start: no channel is configured.',
@@ -8,16 +17,52 @@ const HOW_TO_CONFIGURE = [
   '  or talk to steward on this terminal with: steward chat',
 ].join('\n');
 
-/** Runs every configured channel. The Telegram and Matrix adapters register here as they land. */
+/** Runs every configured channel, and the digest scheduler, until SIGINT or SIGTERM. */
 export async function startCommand(io: CliIo): Promise<number> {
-  const { config } = loadRuntime(io);
-  const configured = [config.telegram && 'Telegram', config.matrix && 'Matrix'].filter(Boolean);
-  if (configured.length === 0) {
+  const runtime = loadRuntime(io);
+  const { config, log } = runtime;
+  const { telegram, matrix } = config;
+  if (!telegram && !matrix) {
     io.stderr.write(`${HOW_TO_CONFIGURE}\n`);
     return 2;
   }
-  io.stderr.write(
-    `steward start: ${configured.join(' and ')} ${configured.length > 1 ? 'are' : 'is'} configured, but this build has no adapter for ${configured.length > 1 ? 'them' : 'it'} yet; use steward chat for now\n`,
-  );
-  return 2;
+  requireDefaultRoute(config);
+  const db = await openStore(runtime);
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const channels: Channel[] = [];
+    const owners: Record<string, string> = {};
+    if (telegram) {
+      channels.push(
+        telegramChannel({ token: telegram.token, ownerId: telegram.ownerId, apiRoot: telegram.apiRoot, log }),
+      );
+      owners[TELEGRAM_CHANNEL] = String(telegram.ownerId);
+    }
+    if (matrix) {
+      channels.push(
+        matrixChannel({
+          homeserver: matrix.homeserver,
+          accessToken: matrix.accessToken,
+          owner: matrix.owner,
+          db,
+          log,
+          cryptoDir: join(config.dataDir, 'matrix-crypto'),
+        }),
+      );
+      owners[MATRIX_CHANNEL] = matrix.owner;
+    }
+    await runChannels(runtime, db, channels, owners, stop.signal);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof TelegramChannelError || error instanceof MatrixAuthError)) throw error;
+    io.stderr.write(`steward start: ${redact(error.message, config.secrets)}\n`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await db.close();
+  }
 }
