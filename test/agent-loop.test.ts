@@ -451,6 +451,18 @@ describe('the agent loop', () => {
     expect(ran).toEqual(['echo:one']);
   });
 
+  it('a message delivered again with the same platform id is not answered twice', async () => {
+    model = await startScriptedModel([reply('once only'), reply('a new message')]);
+    const a = assistant();
+    const message = { channel: 'test', room: 'r', senderId: OWNER, text: 'hi', id: '42' };
+    await a.handle(message, sink);
+    await a.handle(message, sink);
+    expect(replyText()).toEqual(['once only']);
+    expect(model.requests).toHaveLength(1);
+    await a.handle({ ...message, id: '43' }, sink);
+    expect(replyText()).toEqual(['once only', 'a new message']);
+  });
+
   it('an unattended turn gets an automatic denial with a rewrite hint', async () => {
     model = await startScriptedModel([toolStep(call('echo', { text: 'x' })), reply('reported')]);
     await assistant().runUnattended({ channel: 'test', room: 'digest', text: 'the digest' }, sink);

@@ -144,7 +144,7 @@ export function inboundRouter(deps: InboundDeps) {
       return () =>
         typing(room, () =>
           assistant.handle(
-            { channel: MATRIX_CHANNEL, room, senderId: event.sender, text },
+            { channel: MATRIX_CHANNEL, room, senderId: event.sender, text, id: event.event_id },
             help ? withHelp : sink,
           ),
         );

@@ -86,7 +86,7 @@ export function updateRouter(deps: UpdateRouterDeps): (update: Update) => Promis
     const stopTyping = startTyping(out, chatId, deps.typingEveryMs);
     // Called before anything is awaited, so messages reach the core in the order they arrived.
     const handled = assistant.handle(
-      { channel: TELEGRAM_CHANNEL, room: String(chatId), senderId, text },
+      { channel: TELEGRAM_CHANNEL, room: String(chatId), senderId, text, id: String(message.message_id) },
       sink,
     );
     try {

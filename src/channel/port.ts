@@ -9,6 +9,11 @@ export interface InboundMessage {
   room: string;
   senderId: string;
   text: string;
+  /**
+   * The platform's id for this message, unique within the room. A message delivered again after a
+   * restart (the platform never heard it was handled) is recognised by it and not answered twice.
+   */
+  id?: string;
 }
 
 /**

@@ -195,6 +195,13 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         return Promise.resolve();
       }
       return serialize(message.channel, message.room, async () => {
+        if (
+          message.id !== undefined &&
+          (await sessions.seenInbound(message.channel, message.room, message.id))
+        ) {
+          log.info({ channel: message.channel }, 'skipped a message delivered again after a restart');
+          return;
+        }
         const { channel, room } = message;
         const answer = await answerCommand(message.text, { db, sessions, grants, now: now(), channel, room });
         if (answer !== undefined) {
@@ -213,9 +220,13 @@ export function createAssistant(deps: AssistantDeps): Assistant {
         const turnId = randomUUID();
         await sessions.append(
           session.id,
-          research
-            ? { kind: 'user_message', text: body, sender: message.senderId, research }
-            : { kind: 'user_message', text: body, sender: message.senderId },
+          {
+            kind: 'user_message',
+            text: body,
+            sender: message.senderId,
+            ...(research ? { research } : {}),
+            ...(message.id !== undefined ? { inboundId: message.id } : {}),
+          },
           turnId,
         );
         await driveTurn(loopFor(session), { session, turnId, sink, unattended: false });

@@ -5,7 +5,7 @@ import type { ChatMessage, ToolCall } from '../gateway/types.ts';
  * The conversation the model sees is rebuilt from these alone.
  */
 export type SessionEventData =
-  | { kind: 'user_message'; text: string; sender: string; research?: boolean }
+  | { kind: 'user_message'; text: string; sender: string; research?: boolean; inboundId?: string }
   | { kind: 'assistant_message'; text: string; toolCalls?: ToolCall[]; model: string; route: string }
   /** Written just before a tool runs: a call started but never finished was cut off by a crash. */
   | { kind: 'tool_started'; callId: string; tool: string; sensitive?: boolean }

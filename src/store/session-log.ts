@@ -84,6 +84,16 @@ export function sessionLog(db: Db) {
       return result.rows.map((r) => ({ sessionId: r.session_id, turnId: r.turn_id }));
     },
 
+    /** Whether a message with this platform id was already taken into any session of the room. */
+    async seenInbound(channel: string, room: string, inboundId: string): Promise<boolean> {
+      const found = await db.query(
+        `select 1 from session_events e join sessions s on s.id = e.session_id
+         where s.channel = $1 and s.room = $2 and e.kind = 'user_message' and e.payload->>'inboundId' = $3 limit 1`,
+        [channel, room, inboundId],
+      );
+      return found.rows.length > 0;
+    },
+
     async append(sessionId: string, data: SessionEventData, turnId: string | null = null): Promise<number> {
       const { kind, ...payload } = data;
       const result = await db.query<{ id: number }>(
