@@ -2,8 +2,8 @@
 // already used for web_fetch, and full control over timeouts, aborts and how a broken stream is reported.
 import { request } from 'undici';
 import { isObject, wireBody } from './anthropic-wire.ts';
+import { readEventStream } from './event-stream.ts';
 import { errorText, readErrorBody, transportError } from './http-errors.ts';
-import { createSseParser } from './sse.ts';
 import type { ChatMessage, ModelRequest, Provider, ProviderEvent, StopReason, ToolCall } from './types.ts';
 
 export interface AnthropicOptions {
@@ -92,8 +92,6 @@ async function* streamMessage(
     return;
   }
 
-  const parser = createSseParser();
-  const decoder = new TextDecoder();
   const blocks = new Map<number, OpenBlock>();
   const usage = { input: 0, cacheWrite: 0, cacheRead: 0, output: 0, seen: false };
   let stopReason: StopReason | undefined;
@@ -208,50 +206,15 @@ async function* streamMessage(
     }
   };
 
-  /** Events for a batch of payloads; stops at the first error and at message_stop. */
-  const handle = (payloads: string[]): ProviderEvent[] => {
-    const events: ProviderEvent[] = [];
-    for (const payload of payloads) {
-      try {
-        events.push(...interpret(payload));
-      } catch (error) {
-        events.push(fail('protocol', `${url} sent a malformed stream event: ${(error as Error).message}`));
-      }
-      if (finished || events.at(-1)?.type === 'error') break;
-    }
-    return events;
-  };
-
-  // Only the transport may fail inside this loop: malformed events become events in `handle`.
-  try {
-    for await (const bytes of response.body) {
-      for (const event of handle(parser.push(decoder.decode(bytes as Uint8Array, { stream: true })))) {
-        // A cancelled request ends as cancelled, even if the rest of the reply was already buffered.
-        if (req.signal?.aborted) {
-          yield transportError(req.signal.reason, url, afterOutput, req.signal);
-          return;
-        }
-        yield event;
-        if (event.type === 'error') return;
-      }
-      // message_stop ends the reply even if the connection stays open; leaving the loop releases it.
-      if (finished) break;
-    }
-    if (!finished) {
-      for (const event of handle([...parser.push(decoder.decode()), ...parser.end()])) {
-        yield event;
-        if (event.type === 'error') return;
-      }
-    }
-  } catch (error) {
-    yield transportError(error, url, afterOutput, req.signal);
-    return;
-  }
-
-  if (req.signal?.aborted) {
-    yield transportError(req.signal.reason, url, afterOutput, req.signal);
-    return;
-  }
+  const ended = yield* readEventStream(response.body, {
+    url,
+    signal: req.signal,
+    interpret,
+    finished: () => finished,
+    afterOutput: () => afterOutput,
+    unit: 'stream event',
+  });
+  if (ended) return;
   if (!finished) {
     yield fail('protocol', `${url} ended the stream before it finished the reply`);
     return;
