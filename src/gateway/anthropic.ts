@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { isObject, wireBody } from './anthropic-wire.ts';
 import { readEventStream } from './event-stream.ts';
 import { errorText, readErrorBody, transportError } from './http-errors.ts';
-import type { ChatMessage, ModelRequest, Provider, ProviderEvent, StopReason, ToolCall } from './types.ts';
+import type { ModelRequest, Provider, ProviderEvent, StopReason } from './types.ts';
 
 export interface AnthropicOptions {
   /** The API root without `/v1`, e.g. https://api.anthropic.com. */
