@@ -3,13 +3,12 @@ import { type Route, type RouterDeps, streamRoute } from '../gateway/router.ts';
 import type { ChatMessage, ToolCall } from '../gateway/types.ts';
 import type { Logger } from '../log.ts';
 import type { OutputStore } from '../offload/output-store.ts';
-import { dangerLevel, type PermissionGate, type Verdict } from '../permissions/gate.ts';
+import type { PermissionGate } from '../permissions/gate.ts';
 
 import type { Db } from '../store/db.ts';
 import type { PermissionRequests } from '../store/permission-requests.ts';
 import type { Session, SessionLog } from '../store/session-log.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { runTool, type ToolOutcome } from '../tools/run-tool.ts';
 import { type Ceilings, FINISH_NOW, REPEAT_STOP, stepDirective, trailingRepeats } from './ceilings.ts';
 import { compactIfNeeded } from './compaction.ts';
 import { effortAfter } from './effort.ts';
