@@ -463,6 +463,28 @@ describe('the agent loop', () => {
     expect(replyText()).toEqual(['once only', 'a new message']);
   });
 
+  it('tells a webhook the message is accepted once it is in the log, before the turn ends', async () => {
+    model = await startScriptedModel([toolStep(call('echo', { text: 'x' })), reply('later')]);
+    const a = assistant();
+    let logged = -1;
+    await a.handle({ channel: 'test', room: 'r', senderId: OWNER, text: 'echo x', id: '7' }, sink, {
+      accepted: () => {
+        logged = model?.requests.length ?? -1;
+      },
+    });
+    // Accepted before the model was called; the turn then parked on the question.
+    expect(logged).toBe(0);
+    expect(prompts()).toHaveLength(1);
+    let again = false;
+    await a.handle({ channel: 'test', room: 'r', senderId: OWNER, text: 'echo x', id: '7' }, sink, {
+      accepted: () => {
+        again = true;
+      },
+    });
+    expect(again).toBe(true);
+    expect(model.requests).toHaveLength(1);
+  });
+
   it('an unattended turn gets an automatic denial with a rewrite hint', async () => {
     model = await startScriptedModel([toolStep(call('echo', { text: 'x' })), reply('reported')]);
     await assistant().runUnattended({ channel: 'test', room: 'digest', text: 'the digest' }, sink);

@@ -46,13 +46,21 @@ export interface AssistantDeps {
   now?: () => Date;
 }
 
+export interface HandleHooks {
+  /**
+   * Called once the message is safely in the log (or needs no logging: ignored, a repeat, a
+   * command), before the turn runs; a webhook answers its platform here.
+   */
+  accepted?(): void;
+}
+
 export type DecideResult =
   | { ok: true }
   | { ok: false; reason: 'not_owner' | 'unknown' | 'settled' | 'expired'; text: string };
 
 export interface Assistant {
   /** Handles one inbound message; resolves when the turn is answered, parked or failed. */
-  handle(message: InboundMessage, sink: ReplySink): Promise<void>;
+  handle(message: InboundMessage, sink: ReplySink, hooks?: HandleHooks): Promise<void>;
   /** The owner's answer to a permission prompt; the parked turn continues on `sink`. */
   decide(
     input: { requestId: string; decision: PermissionDecision; channel: string; senderId: string },
@@ -189,12 +197,19 @@ export function createAssistant(deps: AssistantDeps): Assistant {
   };
 
   return {
-    handle(message, sink) {
+    handle(message, sink, hooks) {
+      let accepted = false;
+      const accept = () => {
+        if (accepted) return;
+        accepted = true;
+        hooks?.accepted?.();
+      };
       if (deps.owners[message.channel] !== message.senderId) {
+        accept();
         log.info({ channel: message.channel }, 'ignored a message from someone other than the owner');
         return Promise.resolve();
       }
-      return serialize(message.channel, message.room, async () => {
+      const work = serialize(message.channel, message.room, async () => {
         if (
           message.id !== undefined &&
           (await sessions.seenInbound(message.channel, message.room, message.id))
@@ -229,8 +244,12 @@ export function createAssistant(deps: AssistantDeps): Assistant {
           },
           turnId,
         );
+        accept();
         await driveTurn(loopFor(session), { session, turnId, sink, unattended: false });
       });
+      // Commands and repeats need no log entry: accepted once done. A failure before the message was
+      // logged is not accepted, so the platform delivers it again.
+      return work.then(accept);
     },
 
     async decide(input, sink) {
