@@ -219,6 +219,43 @@ describe('what reaches the model', () => {
     expect(usage.rows.map((r) => r.route)).toEqual(['default', 'local']);
   });
 
+  it('a unified tool is sensitive for the account its argument names, not for every call', async () => {
+    const searchMail: Tool = {
+      name: 'search_mail',
+      description: 'Searches one mail account.',
+      inputSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['account'],
+        properties: { account: { type: 'string' } },
+      },
+      trusted: true,
+      sensitiveFor: (args) => args.account === 'personal',
+      execute: async (args) => `mail from ${String(args.account)}`,
+    };
+    const cloud = await serve([
+      call('search_mail', { account: 'newsletters' }),
+      reply('news'),
+      call('search_mail', { account: 'personal' }),
+    ]);
+    const local = await serve([reply('personal mail, kept local')]);
+    const a = assistant(cloud, {
+      sensitiveRoute: route('local', local),
+      tools: createToolRegistry([searchMail]),
+      gate: conservativeGate(
+        sessionGrants(db, () => new Date()),
+        new Set(['search_mail']),
+      ),
+    });
+    await say(a, 'newsletters?');
+    expect(cloud.requests).toHaveLength(2);
+    expect(local.requests).toHaveLength(0);
+    await say(a, 'personal mail?');
+    expect(cloud.requests).toHaveLength(3);
+    expect(local.requests).toHaveLength(1);
+    expect(JSON.stringify(local.requests[0])).toContain('mail from personal');
+  });
+
   it('refuses a sensitive tool when no sensitive route is configured', async () => {
     const main = await serve([call('read_mail'), reply('could not')]);
     await say(assistant(main), 'any mail?');
