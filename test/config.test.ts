@@ -442,6 +442,81 @@ const errorCases: ErrorCase[] = [
     }),
     contains: ['STEWARD_TELEGRAM_API_ROOT', 'is not an http(s) URL', 'https://api.telegram.org'],
   },
+  ...(
+    [
+      [
+        'Telegram webhook without a secret',
+        'telegram:\n  owner_id: 1\n  webhook:\n    url: https://bot.example.org/telegram\n    listen_port: 8443\n',
+        {},
+        [
+          (f: string) => `${f} line 3, key telegram.webhook turns webhook mode on`,
+          'STEWARD_TELEGRAM_WEBHOOK_SECRET is not set',
+          '16-256 characters of A-Z, a-z, 0-9, _ and -',
+        ],
+      ],
+      [
+        'Telegram webhook secret with characters Telegram refuses',
+        'telegram:\n  owner_id: 1\n  webhook:\n    url: https://bot.example.org/telegram\n    listen_port: 8443\n',
+        { STEWARD_TELEGRAM_WEBHOOK_SECRET: 'bad secret!value-0123456789' },
+        ['STEWARD_TELEGRAM_WEBHOOK_SECRET is not a valid Telegram secret token', 'openssl rand -hex 32'],
+      ],
+      [
+        'a webhook secret too short to be hard to guess',
+        'telegram:\n  owner_id: 1\n  webhook: { url: "https://bot.example.org/telegram", listen_port: 8443 }\n',
+        { STEWARD_TELEGRAM_WEBHOOK_SECRET: 'short' },
+        ['STEWARD_TELEGRAM_WEBHOOK_SECRET is not a valid Telegram secret token', '16-256 characters'],
+      ],
+      [
+        'Telegram webhook port out of range',
+        'telegram:\n  owner_id: 1\n  webhook:\n    url: https://bot.example.org/telegram\n    listen_port: 70000\n',
+        { STEWARD_TELEGRAM_WEBHOOK_SECRET: 'good-secret-0123456789' },
+        [
+          (f: string) => `${f} line 5, key telegram.webhook.listen_port`,
+          'must be <= 65535',
+          'use a TCP port from 1 to 65535',
+        ],
+      ],
+      [
+        'Telegram webhook port that is not a number',
+        'telegram:\n  owner_id: 1\n  webhook:\n    url: https://bot.example.org/telegram\n    listen_port: "https"\n',
+        { STEWARD_TELEGRAM_WEBHOOK_SECRET: 'good-secret-0123456789' },
+        [(f: string) => `${f} line 5, key telegram.webhook.listen_port: must be an integer`],
+      ],
+      [
+        'Telegram webhook without a port',
+        'telegram:\n  owner_id: 1\n  webhook:\n    url: https://bot.example.org/telegram\n',
+        { STEWARD_TELEGRAM_WEBHOOK_SECRET: 'good-secret-0123456789' },
+        [(f: string) => `${f} line 3, key telegram.webhook: must have required property 'listen_port'`],
+      ],
+      [
+        'Telegram webhook URL over plain http',
+        'telegram:\n  owner_id: 1\n  webhook:\n    url: http://bot.example.org/telegram\n    listen_port: 8443\n',
+        { STEWARD_TELEGRAM_WEBHOOK_SECRET: 'good-secret-0123456789' },
+        [(f: string) => `${f} line 4, key telegram.webhook.url`, 'is not an https URL'],
+      ],
+      [
+        'Telegram webhook path without a leading slash',
+        'telegram:\n  owner_id: 1\n  webhook:\n    url: https://bot.example.org/telegram\n    listen_port: 8443\n    path: telegram\n',
+        { STEWARD_TELEGRAM_WEBHOOK_SECRET: 'good-secret-0123456789' },
+        [
+          (f: string) => `${f} line 6, key telegram.webhook.path: is not in the expected form`,
+          'starting with /',
+        ],
+      ],
+      [
+        'unknown key under telegram.webhook',
+        'telegram:\n  owner_id: 1\n  webhook:\n    url: https://bot.example.org/telegram\n    listen_port: 8443\n    secret: x\n',
+        {},
+        ['key telegram.webhook.secret: unknown key', 'use one of url, listen_host, listen_port, path'],
+      ],
+    ] as const
+  ).map(
+    ([name, text, extra, contains]): ErrorCase => ({
+      name,
+      env: () => ({ STEWARD_CONFIG: file(text), STEWARD_TELEGRAM_TOKEN: 'tok-1234', ...extra }),
+      contains: [...contains],
+    }),
+  ),
   {
     name: 'Matrix homeserver in the environment without access token',
     env: () => ({
@@ -542,11 +617,54 @@ describe('loadConfig: errors', () => {
       STEWARD_MODEL_API_KEY: 'secret-api-key',
       STEWARD_TELEGRAM_TOKEN: 'secret-tg-token',
       STEWARD_MATRIX_ACCESS_TOKEN: 'secret-mx-token',
+      STEWARD_TELEGRAM_WEBHOOK_SECRET: 'secret-hook-token',
       // Values that get echoed: each must still be free of the secrets above.
       STEWARD_MODEL_BASE_URL: 'ftp://secret-api-key@host',
     };
     const message = configError(env);
     expect(message).not.toContain('secret-');
+  });
+});
+
+describe('loadConfig: Telegram webhook', () => {
+  it('reads telegram.webhook with its defaults and the secret from the environment, listed for redaction', () => {
+    const file = writeConfig(
+      'telegram:\n  owner_id: 7\n  webhook:\n    url: https://bot.example.org/tg\n    listen_port: 8443\n',
+    );
+    const config = loadConfig(
+      {
+        STEWARD_CONFIG: file,
+        STEWARD_TELEGRAM_TOKEN: 'tok-1234',
+        STEWARD_TELEGRAM_WEBHOOK_SECRET: 'hook-secret_1-0123456789',
+      },
+      cwd,
+    );
+    expect(config.telegram?.webhook).toEqual({
+      url: 'https://bot.example.org/tg',
+      host: '127.0.0.1',
+      port: 8443,
+      path: '/telegram',
+      secret: 'hook-secret_1-0123456789',
+    });
+    expect(config.secrets).toContain('hook-secret_1-0123456789');
+  });
+
+  it('takes listen_host and path from the file; without a webhook Telegram polls', () => {
+    const file = writeConfig(
+      'telegram:\n  owner_id: 7\n  webhook:\n    url: https://bot.example.org/tg\n    listen_host: 0.0.0.0\n    listen_port: 80\n    path: /hook/abc\n',
+    );
+    const env = {
+      STEWARD_CONFIG: file,
+      STEWARD_TELEGRAM_TOKEN: 'tok-1234',
+      STEWARD_TELEGRAM_WEBHOOK_SECRET: 'sixteen-chars-ok',
+    };
+    expect(loadConfig(env, cwd).telegram?.webhook).toMatchObject({
+      host: '0.0.0.0',
+      port: 80,
+      path: '/hook/abc',
+    });
+    const polling = loadConfig({ STEWARD_TELEGRAM_TOKEN: 'tok-1234', STEWARD_TELEGRAM_OWNER_ID: '7' }, cwd);
+    expect(polling.telegram?.webhook).toBeUndefined();
   });
 });
 

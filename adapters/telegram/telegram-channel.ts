@@ -1,12 +1,15 @@
 // The Telegram channel: the owner's private chat with the bot is the owner's room. Long polling
-// through @grammyjs/runner (an update is confirmed once handled), 429s waited out, network
-// failures backed off, and a 409 (another poller on the token) ends `run` with one clear error.
+// through @grammyjs/runner (an update is confirmed once handled), or, by config, a webhook (an
+// update is answered 200 once it is in the event log); 429s waited out, network failures backed
+// off, and a 409 (another poller on the token) or a rejected token ends `run` with one clear error.
+import type { AddressInfo } from 'node:net';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Transformer } from 'grammy';
 import type { Channel, ReplySink } from '../../src/channel/port.ts';
 import type { Assistant } from '../../src/core/assistant.ts';
 import type { Logger } from '../../src/log.ts';
-import { type PollingDeps, startPolling } from './confirmed-polling.ts';
+import { ALLOWED_UPDATES, type PollingDeps, startPolling } from './confirmed-polling.ts';
+import { fatalTelegramError } from './errors.ts';
 import { commandsPayload } from './payloads.ts';
 import { promptRegistry } from './prompt-registry.ts';
 import { strangerLog } from './stranger-log.ts';
@@ -14,6 +17,7 @@ import { describeApiError, telegramOut } from './telegram-out.ts';
 import { transientRetry } from './transient-retry.ts';
 import { type TurnView, turnView } from './turn-view.ts';
 import { TELEGRAM_CHANNEL, updateRouter } from './update-router.ts';
+import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
 
 export { TELEGRAM_CHANNEL };
 
@@ -33,9 +37,31 @@ export interface TelegramChannelOptions {
   /** How often unanswered questions are checked for their deadline. */
   sweepEveryMs?: number;
   polling?: Pick<PollingDeps, 'timeoutSeconds' | 'idlePollMs' | 'backoff' | 'stopGraceMs'>;
+  /** Webhook mode instead of polling: Telegram POSTs updates to `url`, served on host:port/path. */
+  webhook?: TelegramWebhookOptions;
 }
 
-export function telegramChannel(options: TelegramChannelOptions): Channel {
+export interface TelegramWebhookOptions {
+  /** The public https URL Telegram calls (a reverse proxy forwards it to host:port/path). */
+  url: string;
+  host: string;
+  /** 0 picks a free port; `webhookAddress()` tells which. */
+  port: number;
+  path: string;
+  /** Sent by Telegram in X-Telegram-Bot-Api-Secret-Token; other requests get 401. */
+  secret: string;
+  callbackBoundMs?: number;
+  stopGraceMs?: number;
+  /** After a failed setWebhook: the first wait, doubled each time up to the maximum. */
+  backoff?: { firstMs: number; maxMs: number };
+}
+
+export interface TelegramChannel extends Channel {
+  /** Where the webhook server listens, once it does (webhook mode only). */
+  webhookAddress(): AddressInfo | undefined;
+}
+
+export function telegramChannel(options: TelegramChannelOptions): TelegramChannel {
   const { log } = options;
   const bot = new Bot(options.token, options.apiRoot ? { client: { apiRoot: options.apiRoot } } : {});
   // Innermost first: the caller's transformers see each attempt as it goes on the wire.
@@ -61,11 +87,19 @@ export function telegramChannel(options: TelegramChannelOptions): Channel {
     await current.sink(event);
   };
   const outbox = (room: string): ReplySink | undefined => (room === ownerId ? ownerSink : undefined);
+  const registerCommands = () => {
+    // The command menu is a nicety: a server that cannot set it changes nothing else.
+    void bot.api.raw.setMyCommands(commandsPayload()).catch((error) => {
+      log.warn(`telegram: could not register the command menu: ${describeApiError(error)}`);
+    });
+  };
+  let webhookServer: WebhookServer | undefined;
 
   return {
     name: TELEGRAM_CHANNEL,
     outbox,
     ownerRoom: () => ownerId,
+    webhookAddress: () => webhookServer?.address,
 
     async run(assistant: Assistant, signal: AbortSignal) {
       const roomsOf = (channel: string, room: string) =>
@@ -80,31 +114,51 @@ export function telegramChannel(options: TelegramChannelOptions): Channel {
       const sweeper = setInterval(() => void sweep(), options.sweepEveryMs ?? 30_000);
       sweeper.unref();
 
+      const handle = updateRouter({
+        assistant,
+        out,
+        ownerId,
+        prompts,
+        strangers: strangerLog(log),
+        ...(options.typingEveryMs ? { typingEveryMs: options.typingEveryMs } : {}),
+      });
+      const stopped = new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+
+      const hook = options.webhook;
+      if (hook) {
+        try {
+          webhookServer = await startWebhookServer({ ...hook, handle, log });
+          const { address, port } = webhookServer.address;
+          log.info(`telegram: webhook server listening on ${address}:${port}${hook.path}`);
+          const registered = setWebhookUntilDone(bot, hook, log, signal).then(() => {
+            if (signal.aborted) return;
+            log.info(`telegram: webhook set as @${bot.botInfo.username}; only user ${ownerId} is heard`);
+            registerCommands();
+          });
+          await Promise.race([registered.then(() => stopped), stopped]);
+        } finally {
+          clearInterval(sweeper);
+          // The webhook stays set, so updates sent while steward is down come once it is back.
+          await webhookServer?.stop(hook.stopGraceMs ?? 10_000);
+          await current?.finish();
+        }
+        return;
+      }
+
       const polling = startPolling({
         ...options.polling,
         log,
         init: async (initSignal) => {
           await bot.init(initSignal as GrammySignal);
           log.info(`telegram: polling as @${bot.botInfo.username}; only user ${ownerId} is heard`);
-          // The command menu is a nicety: a server that cannot set it changes nothing else.
-          void bot.api.raw.setMyCommands(commandsPayload()).catch((error) => {
-            log.warn(`telegram: could not register the command menu: ${describeApiError(error)}`);
-          });
+          registerCommands();
         },
         // grammY types its signals with an AbortController polyfill; the standard one works the same.
         getUpdates: (args, pollSignal) => bot.api.getUpdates(args, pollSignal as GrammySignal),
-        handle: updateRouter({
-          assistant,
-          out,
-          ownerId,
-          prompts,
-          strangers: strangerLog(log),
-          ...(options.typingEveryMs ? { typingEveryMs: options.typingEveryMs } : {}),
-        }),
-      });
-      const stopped = new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        signal.addEventListener('abort', () => resolve(), { once: true });
+        handle,
       });
       try {
         await Promise.race([polling.task, stopped]);
@@ -115,4 +169,48 @@ export function telegramChannel(options: TelegramChannelOptions): Channel {
       }
     },
   };
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** getMe and setWebhook, retried with backoff; a rejected token ends `run`. */
+async function setWebhookUntilDone(
+  bot: Bot,
+  hook: TelegramWebhookOptions,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<void> {
+  const backoff = hook.backoff ?? { firstMs: 1000, maxMs: 30_000 };
+  for (let failures = 0; !signal.aborted; ) {
+    try {
+      await bot.init(signal as GrammySignal);
+      await bot.api.setWebhook(
+        hook.url,
+        { secret_token: hook.secret, allowed_updates: [...ALLOWED_UPDATES] },
+        signal as GrammySignal,
+      );
+      return;
+    } catch (error) {
+      if (signal.aborted) return;
+      const fatal = fatalTelegramError(error);
+      if (fatal) throw fatal;
+      failures++;
+      const delay = Math.min(backoff.maxMs, backoff.firstMs * 2 ** Math.min(failures - 1, 20));
+      if (failures === 1 || failures % 10 === 0) {
+        log.warn(
+          { failures },
+          `telegram: could not set the webhook (${describeApiError(error)}); trying again in ${Math.round(delay / 1000)} s`,
+        );
+      }
+      await sleep(delay, signal);
+    }
+  }
 }

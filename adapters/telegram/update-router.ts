@@ -3,7 +3,7 @@
 // go to the core, which is the one that decides who may decide, and every press is answered.
 import type { Update } from 'grammy/types';
 import type { ReplySink } from '../../src/channel/port.ts';
-import type { Assistant } from '../../src/core/assistant.ts';
+import type { Assistant, HandleHooks } from '../../src/core/assistant.ts';
 import { decodeButton } from './callback-data.ts';
 import { escapeHtml } from './html.ts';
 import { deliverOutput } from './output-delivery.ts';
@@ -40,11 +40,17 @@ export function normalizeCommand(text: string): { command?: string; text: string
   return { command, text: `/${command}${text.slice(m[0].length)}` };
 }
 
-export function updateRouter(deps: UpdateRouterDeps): (update: Update) => Promise<void> {
+/**
+ * Handles one update; resolves when it is done. `hooks.accepted` fires earlier once the update is
+ * safe (a message in the event log, a decision recorded): a webhook answers Telegram there.
+ */
+export type UpdateHandler = (update: Update, hooks?: HandleHooks) => Promise<void>;
+
+export function updateRouter(deps: UpdateRouterDeps): UpdateHandler {
   const { assistant, out, ownerId, prompts, strangers } = deps;
   const view = (chatId: number) => turnView({ out, chatId, ownerId, prompts });
 
-  const onMessage = async (message: NonNullable<Update['message']>) => {
+  const onMessage = async (message: NonNullable<Update['message']>, hooks?: HandleHooks) => {
     const senderId = String(message.from?.id ?? message.sender_chat?.id ?? 'unknown');
     if (message.chat.type !== 'private' || senderId !== ownerId) {
       strangers.note(
@@ -88,6 +94,7 @@ export function updateRouter(deps: UpdateRouterDeps): (update: Update) => Promis
     const handled = assistant.handle(
       { channel: TELEGRAM_CHANNEL, room: String(chatId), senderId, text, id: String(message.message_id) },
       sink,
+      hooks,
     );
     try {
       await handled;
@@ -97,7 +104,7 @@ export function updateRouter(deps: UpdateRouterDeps): (update: Update) => Promis
     }
   };
 
-  const onPress = async (query: NonNullable<Update['callback_query']>) => {
+  const onPress = async (query: NonNullable<Update['callback_query']>, hooks?: HandleHooks) => {
     const senderId = String(query.from.id);
     let answered = false;
     const answer = async (text: string) => {
@@ -139,6 +146,7 @@ export function updateRouter(deps: UpdateRouterDeps): (update: Update) => Promis
     let stopTyping = () => {};
     const sink: ReplySink = async (event) => {
       if (event.type === 'permission_settled' && event.requestId === requestId) {
+        hooks?.accepted?.();
         void answer(DECIDED[event.decision] ?? 'Done.');
         stopTyping = startTyping(out, chatId, deps.typingEveryMs);
       }
@@ -156,8 +164,8 @@ export function updateRouter(deps: UpdateRouterDeps): (update: Update) => Promis
     }
   };
 
-  return async (update) => {
-    if (update.message) await onMessage(update.message);
-    else if (update.callback_query) await onPress(update.callback_query);
+  return async (update, hooks) => {
+    if (update.message) await onMessage(update.message, hooks);
+    else if (update.callback_query) await onPress(update.callback_query, hooks);
   };
 }

@@ -37,7 +37,13 @@ export async function startCommand(io: CliIo): Promise<number> {
     const owners: Record<string, string> = {};
     if (telegram) {
       channels.push(
-        telegramChannel({ token: telegram.token, ownerId: telegram.ownerId, apiRoot: telegram.apiRoot, log }),
+        telegramChannel({
+          token: telegram.token,
+          ownerId: telegram.ownerId,
+          apiRoot: telegram.apiRoot,
+          log,
+          ...(telegram.webhook ? { webhook: telegram.webhook } : {}),
+        }),
       );
       owners[TELEGRAM_CHANNEL] = String(telegram.ownerId);
     }

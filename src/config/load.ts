@@ -18,7 +18,13 @@ export interface Config {
   /** Unset means the embedded PGlite database under `dataDir/pg`. */
   databaseUrl?: string;
   model: { baseUrl: string; name?: string; apiKey?: string };
-  telegram?: { token: string; ownerId: number; apiRoot: string };
+  telegram?: {
+    token: string;
+    ownerId: number;
+    apiRoot: string;
+    /** Webhook mode (`telegram.webhook` in the file); absent means long polling. */
+    webhook?: { url: string; host: string; port: number; path: string; secret: string };
+  };
   matrix?: { homeserver: string; accessToken: string; owner: string };
   /** Providers, routes (with `default` when a model is named), prices, loop limits. */
   models: ModelsConfig;
@@ -76,7 +82,11 @@ function load(env: Env, cwd: string): Config {
     skills_dir?: string;
     log_level?: LogLevel;
     model?: { base_url?: string; name?: string };
-    telegram?: { owner_id?: number; api_root?: string };
+    telegram?: {
+      owner_id?: number;
+      api_root?: string;
+      webhook?: { url: string; listen_host?: string; listen_port: number; path?: string };
+    };
     matrix?: { homeserver?: string; owner?: string };
   };
   // Paths from the environment are relative to the working directory; paths from the file, to the file.
@@ -131,6 +141,8 @@ function load(env: Env, cwd: string): Config {
     const apiRoot = t.telegram.api_root ?? DEFAULT_TELEGRAM_API_ROOT;
     checkHttpUrl(apiRoot, 'telegram.api_root', where);
     config.telegram = { token, ownerId: t.telegram.owner_id, apiRoot: apiRoot.replace(/\/+$/, '') };
+    const webhook = t.telegram.webhook;
+    if (webhook) config.telegram.webhook = resolveWebhook(webhook, env, where);
   }
 
   const homeserver = t.matrix?.homeserver;
@@ -150,6 +162,41 @@ function load(env: Env, cwd: string): Config {
     config.matrix = { homeserver: homeserver.replace(/\/+$/, ''), accessToken, owner: t.matrix.owner };
   }
   return config;
+}
+
+/** Telegram's alphabet for a webhook secret token; at least 16 characters so it cannot be guessed. */
+const WEBHOOK_SECRET = /^[A-Za-z0-9_-]{16,256}$/;
+const WEBHOOK_SECRET_HINT =
+  'set it to 16-256 characters of A-Z, a-z, 0-9, _ and -, e.g. the output of "openssl rand -hex 32"';
+
+function resolveWebhook(
+  webhook: { url: string; listen_host?: string; listen_port: number; path?: string },
+  env: Env,
+  where: (key: string) => string,
+): NonNullable<NonNullable<Config['telegram']>['webhook']> {
+  if (!URL.canParse(webhook.url) || new URL(webhook.url).protocol !== 'https:') {
+    throw new ConfigError(
+      `config: ${where('telegram.webhook.url')}: ${JSON.stringify(URL.canParse(webhook.url) ? maskUrl(webhook.url) : webhook.url)} is not an https URL (Telegram calls webhooks over https only); ${FIX_HINTS['telegram.webhook.url']}`,
+    );
+  }
+  const secret = env.STEWARD_TELEGRAM_WEBHOOK_SECRET;
+  if (!set(secret)) {
+    throw new ConfigError(
+      `config: ${where('telegram.webhook')} turns webhook mode on but STEWARD_TELEGRAM_WEBHOOK_SECRET is not set; ${WEBHOOK_SECRET_HINT}`,
+    );
+  }
+  if (!WEBHOOK_SECRET.test(secret)) {
+    throw new ConfigError(
+      `config: STEWARD_TELEGRAM_WEBHOOK_SECRET is not a valid Telegram secret token; ${WEBHOOK_SECRET_HINT}`,
+    );
+  }
+  return {
+    url: webhook.url,
+    host: webhook.listen_host ?? '127.0.0.1',
+    port: webhook.listen_port,
+    path: webhook.path ?? '/telegram',
+    secret,
+  };
 }
 
 /** The default route is needed only by commands that talk to the model. */

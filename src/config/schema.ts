@@ -27,6 +27,18 @@ export const configFileSchema = {
       properties: {
         owner_id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
         api_root: url,
+        // Webhook mode instead of long polling; the secret token comes from the environment.
+        webhook: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url', 'listen_port'],
+          properties: {
+            url,
+            listen_host: { type: 'string', minLength: 1 },
+            listen_port: { type: 'integer', minimum: 1, maximum: 65535 },
+            path: { type: 'string', pattern: '^/\\S*$' },
+          },
+        },
       },
     },
     providers: {
@@ -148,6 +160,13 @@ export const FIX_HINTS: Readonly<Record<string, string>> = {
   'model.name': 'name the model on your endpoint, e.g. llama3.1:8b',
   'telegram.owner_id': 'use your numeric Telegram user id, e.g. 123456789',
   'telegram.api_root': 'give an http(s) URL, e.g. https://api.telegram.org',
+  'telegram.webhook':
+    'give {url, listen_port} and optionally listen_host and path, e.g. {url: https://bot.example.org/telegram, listen_port: 8443}',
+  'telegram.webhook.url': 'give the public https URL Telegram calls, e.g. https://bot.example.org/telegram',
+  'telegram.webhook.listen_host': 'give the address to listen on, e.g. 127.0.0.1 (the default)',
+  'telegram.webhook.listen_port': 'use a TCP port from 1 to 65535, e.g. 8443',
+  'telegram.webhook.path':
+    'give the path the server answers on, starting with /, e.g. /telegram (the default)',
   'matrix.homeserver': 'give the homeserver URL, e.g. https://matrix.example.org',
   'matrix.owner': 'use a full Matrix ID, e.g. @me:example.org',
   providers: 'map a name to {kind: openai|anthropic, base_url, api_key_env}',
