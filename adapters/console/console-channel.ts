@@ -88,12 +88,6 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
     outbox: (r: string) => (r === room ? sink : undefined),
     ownerRoom: () => room,
     async run(assistant: Assistant, signal: AbortSignal) {
-      const lines = createInterface({
-        input: io.input,
-        terminal: false,
-        crlfDelay: Number.POSITIVE_INFINITY,
-      });
-      signal.addEventListener('abort', () => lines.close(), { once: true });
       const outbox = (channel: string, r: string) =>
         channel === CONSOLE_CHANNEL && r === room ? sink : undefined;
       await assistant.recover(outbox);
@@ -102,6 +96,14 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
       sweeper.unref();
       for (const prompt of await assistant.pendingPrompts(CONSOLE_CHANNEL, room))
         sink({ type: 'permission_prompt', prompt });
+      // The reader starts only now and reads at once: a reader left waiting while the work above
+      // ran would drop lines that arrived in between.
+      const lines = createInterface({
+        input: io.input,
+        terminal: false,
+        crlfDelay: Number.POSITIVE_INFINITY,
+      });
+      signal.addEventListener('abort', () => lines.close(), { once: true });
       const interactive = io.input.isTTY === true;
       if (interactive) io.errors.write('steward: type a message and press Enter; Ctrl-D ends.\n> ');
       for await (const line of lines) {

@@ -15,7 +15,11 @@ import { DEFAULT_TOOL_TIMEOUT_MS } from '../tools/run-tool.ts';
 import { driveTurn, type LoopDeps, type TurnStatus } from './agent-loop.ts';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.ts';
 import { answerCommand } from './commands.ts';
-import { openTurnIds, turnState } from './turn-state.ts';
+import { type OutputReading, readStoredOutput } from './read-output.ts';
+
+export type { OutputReading };
+
+import { supersedeOpenTurns } from './supersede.ts';
 
 export interface AssistantDeps {
   db: Db;
@@ -86,13 +90,6 @@ export interface Assistant {
    */
   readOutput(input: { channel: string; room: string; senderId: string; ref: string }): Promise<OutputReading>;
 }
-
-export type OutputReading =
-  | { ok: true; tool: string; bytes: number; lines: number; pages: AsyncIterable<string> }
-  | { ok: false; reason: 'not_owner' | 'unknown'; text: string };
-
-/** Lines per page when an output is read whole; each line ends with a newline. */
-const OUTPUT_PAGE_LINES = 2000;
 
 /** The sender of an unattended turn's message (a scheduled digest): no owner is there to ask. */
 const UNATTENDED_SENDER = 'steward';
@@ -166,35 +163,8 @@ export function createAssistant(deps: AssistantDeps): Assistant {
     return next;
   };
 
-  /** A new message while a turn waits for the owner: that turn is closed, its calls not run. */
-  const closeOpenTurns = async (session: Session, sink: ReplySink) => {
-    const events = await sessions.events(session.id);
-    for (const turnId of openTurnIds(events)) {
-      const state = turnState(events, turnId);
-      await requests.expireTurn(turnId, now());
-      for (const call of state.openCalls) {
-        await sessions.append(
-          session.id,
-          {
-            kind: 'tool_result',
-            callId: call.id,
-            tool: call.name,
-            content: 'Not run: the owner sent a new message instead of deciding.',
-            isError: true,
-          },
-          turnId,
-        );
-      }
-      await sessions.append(session.id, { kind: 'turn_ended', outcome: 'superseded' }, turnId);
-      if (state.openCalls.length > 0) {
-        await sink({
-          type: 'notice',
-          level: 'info',
-          text: 'The earlier question was dropped: you sent a new message.',
-        });
-      }
-    }
-  };
+  const closeOpenTurns = (session: Session, sink: ReplySink) =>
+    supersedeOpenTurns({ sessions, requests, now }, session, sink);
 
   return {
     handle(message, sink, hooks) {
@@ -407,35 +377,7 @@ export function createAssistant(deps: AssistantDeps): Assistant {
       return prompts;
     },
 
-    async readOutput(input) {
-      if (deps.owners[input.channel] !== input.senderId) {
-        log.info({ channel: input.channel }, 'refused a stored output to someone other than the owner');
-        return { ok: false, reason: 'not_owner', text: 'Not allowed: only the owner reads stored outputs.' };
-      }
-      const unknown = {
-        ok: false,
-        reason: 'unknown',
-        text: `No stored output ${input.ref} in this chat: unknown, or expired (outputs are kept for a limited time).`,
-      } as const;
-      if (!/^[0-9a-f-]{36}$/i.test(input.ref)) return unknown;
-      const found = await db.query<{ session_id: string; tool: string; bytes: number; lines: number }>(
-        `select o.session_id, o.tool, o.bytes, o.lines from tool_outputs o join sessions s on s.id = o.session_id
-         where o.ref = $1 and s.channel = $2 and s.room = $3 and o.complete and o.expires_at > $4`,
-        [input.ref, input.channel, input.room, now()],
-      );
-      const row = found.rows[0];
-      if (!row) return unknown;
-      const { ref } = input;
-      const sessionId = row.session_id;
-      const lines = Number(row.lines);
-      async function* pages(): AsyncGenerator<string> {
-        for (let offset = 0; offset < lines; offset += OUTPUT_PAGE_LINES) {
-          const page = await loop.outputs.read(ref, sessionId, offset, OUTPUT_PAGE_LINES, Infinity);
-          if (!page || page.count === 0) return;
-          yield `${page.text}\n`;
-        }
-      }
-      return { ok: true, tool: row.tool, bytes: Number(row.bytes), lines, pages: pages() };
-    },
+    readOutput: (input) =>
+      readStoredOutput({ db, log, owners: deps.owners, outputs: loop.outputs, now }, input),
   };
 }
