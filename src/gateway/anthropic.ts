@@ -1,9 +1,6 @@
-// The Anthropic Messages API, streamed. undici rather than the official SDK: one small dependency
-// already used for web_fetch, and full control over timeouts, aborts and how a broken stream is reported.
-import { request } from 'undici';
 import { isObject, wireBody } from './anthropic-wire.ts';
-import { readEventStream } from './event-stream.ts';
-import { errorText, readErrorBody, transportError } from './http-errors.ts';
+import { openEventStream, readEventStream } from './event-stream.ts';
+import { errorText } from './http-errors.ts';
 import type { ModelRequest, Provider, ProviderEvent, StopReason } from './types.ts';
 
 export interface AnthropicOptions {
@@ -59,36 +56,17 @@ async function* streamMessage(
     return;
   }
 
-  let response: Awaited<ReturnType<typeof request>>;
-  try {
-    response = await request(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-        'anthropic-version': API_VERSION,
-        ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
-      },
-      body,
-      signal: req.signal,
-    });
-  } catch (error) {
-    yield transportError(error, url, afterOutput, req.signal);
-    return;
-  }
-
-  if (response.statusCode !== 200) {
-    const detail = await readErrorBody(response.body);
-    if (req.signal?.aborted) {
-      yield transportError(req.signal.reason, url, afterOutput, req.signal);
-      return;
-    }
-    const status = response.statusCode;
-    // 529 is Anthropic's "overloaded"; every 5xx is worth another try.
-    yield fail('http', `${url} answered HTTP ${status}${detail ? `: ${detail}` : ''}`, {
-      status,
-      retryable: status === 429 || status >= 500,
-    });
+  const opened = await openEventStream(
+    url,
+    {
+      'anthropic-version': API_VERSION,
+      ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
+    },
+    body,
+    req.signal,
+  );
+  if ('error' in opened) {
+    yield opened.error;
     return;
   }
 
@@ -206,7 +184,7 @@ async function* streamMessage(
     }
   };
 
-  const ended = yield* readEventStream(response.body, {
+  const ended = yield* readEventStream(opened.body, {
     url,
     signal: req.signal,
     interpret,

@@ -1,4 +1,5 @@
-import { transportError } from './http-errors.ts';
+import { request } from 'undici';
+import { readErrorBody, transportError } from './http-errors.ts';
 import { createSseParser } from './sse.ts';
 import type { ProviderEvent } from './types.ts';
 
@@ -77,4 +78,42 @@ export async function* readEventStream(
     return true;
   }
   return false;
+}
+
+/**
+ * POSTs a JSON body and expects an event stream back. Resolves to the open body, or to the one
+ * error event that ends the stream (connection failure, non-200 status, cancellation); never throws.
+ */
+export async function openEventStream(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal | undefined,
+): Promise<{ body: AsyncIterable<unknown> } | { error: ProviderEvent }> {
+  let response: Awaited<ReturnType<typeof request>>;
+  try {
+    response = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+      body,
+      signal,
+    });
+  } catch (error) {
+    return { error: transportError(error, url, false, signal) };
+  }
+  if (response.statusCode === 200) return { body: response.body };
+  const detail = await readErrorBody(response.body);
+  if (signal?.aborted) return { error: transportError(signal.reason, url, false, signal) };
+  const status = response.statusCode;
+  // 429 and every 5xx (Anthropic's 529 "overloaded" included) are worth another try.
+  return {
+    error: {
+      type: 'error',
+      kind: 'http',
+      message: `${url} answered HTTP ${status}${detail ? `: ${detail}` : ''}`,
+      status,
+      retryable: status === 429 || status >= 500,
+      afterOutput: false,
+    },
+  };
 }

@@ -1,9 +1,5 @@
-// The OpenAI Chat Completions wire format, streamed: Ollama, vLLM, llama.cpp, LM Studio and OpenAI
-// all serve it. undici rather than a vendor SDK: one small dependency already used for web_fetch,
-// and full control over timeouts, aborts and how a broken stream is reported.
-import { request } from 'undici';
-import { readEventStream } from './event-stream.ts';
-import { errorText, readErrorBody, transportError } from './http-errors.ts';
+import { openEventStream, readEventStream } from './event-stream.ts';
+import { errorText } from './http-errors.ts';
 import type { ChatMessage, ModelRequest, Provider, ProviderEvent, StopReason, ToolCall } from './types.ts';
 
 export interface OpenAiCompatibleOptions {
@@ -45,34 +41,14 @@ async function* streamCompletion(
     return;
   }
 
-  let response: Awaited<ReturnType<typeof request>>;
-  try {
-    response = await request(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-      },
-      body,
-      signal: req.signal,
-    });
-  } catch (error) {
-    yield transportError(error, url, afterOutput, req.signal);
-    return;
-  }
-
-  if (response.statusCode !== 200) {
-    const detail = await readErrorBody(response.body);
-    if (req.signal?.aborted) {
-      yield transportError(req.signal.reason, url, afterOutput, req.signal);
-      return;
-    }
-    const status = response.statusCode;
-    yield fail('http', `${url} answered HTTP ${status}${detail ? `: ${detail}` : ''}`, {
-      status,
-      retryable: status === 429 || status >= 500,
-    });
+  const opened = await openEventStream(
+    url,
+    apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+    body,
+    req.signal,
+  );
+  if ('error' in opened) {
+    yield opened.error;
     return;
   }
 
@@ -136,7 +112,7 @@ async function* streamCompletion(
     return events;
   };
 
-  const ended = yield* readEventStream(response.body, {
+  const ended = yield* readEventStream(opened.body, {
     url,
     signal: req.signal,
     interpret,
