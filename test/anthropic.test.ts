@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AnthropicOptions, anthropic } from '../src/gateway/anthropic.ts';
 import type { ChatMessage, ModelRequest, ProviderEvent } from '../src/gateway/types.ts';
+import { drain, expectOneTerminal } from './support/provider-stream.ts';
 import {
   type AnthropicStep,
   anthropicError,
@@ -30,29 +31,6 @@ const ask = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
   messages: [{ role: 'user', content: 'hello' }],
   ...overrides,
 });
-
-/**
- * Drains a stream, asserting the contract every stream keeps: iteration never throws, and the
- * last event is the one and only terminal event (`done` or `error`).
- */
-async function drain(stream: AsyncIterable<ProviderEvent>): Promise<ProviderEvent[]> {
-  const events: ProviderEvent[] = [];
-  let thrown: unknown;
-  try {
-    for await (const event of stream) events.push(event);
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeUndefined();
-  expectOneTerminal(events);
-  return events;
-}
-
-function expectOneTerminal(events: ProviderEvent[]) {
-  const terminal = events.filter((e) => e.type === 'done' || e.type === 'error');
-  expect(terminal).toHaveLength(1);
-  expect(events.at(-1)).toBe(terminal[0]);
-}
 
 async function run(
   steps: AnthropicStep[],

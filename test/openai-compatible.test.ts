@@ -3,6 +3,7 @@ import { Agent, type Dispatcher, getGlobalDispatcher, setGlobalDispatcher } from
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openAiCompatible } from '../src/gateway/openai-compatible.ts';
 import type { ModelRequest, ProviderEvent } from '../src/gateway/types.ts';
+import { drain, expectOneTerminal } from './support/provider-stream.ts';
 import {
   reply,
   type ScriptedModel,
@@ -30,29 +31,6 @@ const ask = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
   messages: [{ role: 'user', content: 'hello' }],
   ...overrides,
 });
-
-/**
- * Drains a stream, asserting the contract every stream keeps: iteration never throws, and the
- * last event is the one and only terminal event (`done` or `error`).
- */
-async function drain(stream: AsyncIterable<ProviderEvent>): Promise<ProviderEvent[]> {
-  const events: ProviderEvent[] = [];
-  let thrown: unknown;
-  try {
-    for await (const event of stream) events.push(event);
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeUndefined();
-  expectOneTerminal(events);
-  return events;
-}
-
-function expectOneTerminal(events: ProviderEvent[]) {
-  const terminal = events.filter((e) => e.type === 'done' || e.type === 'error');
-  expect(terminal).toHaveLength(1);
-  expect(events.at(-1)).toBe(terminal[0]);
-}
 
 async function run(steps: ScriptStep[], overrides: Partial<ModelRequest> = {}, apiKey?: string) {
   const server = await serve(steps);
