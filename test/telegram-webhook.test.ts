@@ -9,12 +9,16 @@ import type { UpdateHandler } from '../adapters/telegram/update-router.ts';
 import { startWebhookServer } from '../adapters/telegram/webhook-server.ts';
 import { buildAssistant } from '../cli/build-assistant.ts';
 import { openStore, type Runtime } from '../cli/runtime.ts';
-import { loadConfig } from '../src/config/load.ts';
 import { createLogger } from '../src/log.ts';
 import type { Db } from '../src/store/db.ts';
 import { reply, type ScriptedModel, type ScriptStep, startScriptedModel } from './support/scripted-model.ts';
 import { tempDir } from './support/services.ts';
-import { startTelegramEmulator, type TelegramEmulator, waitFor } from './support/telegram-emulator.ts';
+import {
+  emulatorRuntime,
+  startTelegramEmulator,
+  type TelegramEmulator,
+  waitFor,
+} from './support/telegram-emulator.ts';
 
 const OWNER = 4242;
 const STRANGER = 999;
@@ -78,19 +82,13 @@ describe('the Telegram channel in webhook mode', () => {
 
   const runtime = (): Runtime => {
     if (!model) throw new Error('start the model first');
-    const config = loadConfig(
-      {
-        STEWARD_DATA_DIR: dir.path,
-        STEWARD_WORKSPACE: workspace,
-        STEWARD_MODEL_BASE_URL: model.baseUrl,
-        STEWARD_MODEL: 'test-model',
-        STEWARD_TELEGRAM_TOKEN: emulator.token,
-        STEWARD_TELEGRAM_OWNER_ID: String(OWNER),
-        STEWARD_TELEGRAM_API_ROOT: emulator.apiRoot,
-      },
-      dir.path,
-    );
-    return { config, log: silent };
+    return emulatorRuntime({
+      dataDir: dir.path,
+      workspace,
+      modelUrl: model.baseUrl,
+      emulator,
+      ownerId: OWNER,
+    });
   };
 
   const start = async () => {

@@ -9,13 +9,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type TelegramChannelOptions, telegramChannel } from '../adapters/telegram/telegram-channel.ts';
 import { buildAssistant } from '../cli/build-assistant.ts';
 import { openStore, type Runtime } from '../cli/runtime.ts';
-import { loadConfig } from '../src/config/load.ts';
 import { createLogger } from '../src/log.ts';
 import type { Db } from '../src/store/db.ts';
 import { reply, type ScriptedModel, type ScriptStep, startScriptedModel } from './support/scripted-model.ts';
 import { tempDir } from './support/services.ts';
 import {
   type BotMessage,
+  emulatorRuntime,
   startTelegramEmulator,
   type TelegramEmulator,
   waitFor,
@@ -57,19 +57,13 @@ describe('the Telegram channel against the Bot API emulator', () => {
 
   const runtime = (): Runtime => {
     if (!model) throw new Error('start the model first');
-    const config = loadConfig(
-      {
-        STEWARD_DATA_DIR: dir.path,
-        STEWARD_WORKSPACE: workspace,
-        STEWARD_MODEL_BASE_URL: model.baseUrl,
-        STEWARD_MODEL: 'test-model',
-        STEWARD_TELEGRAM_TOKEN: emulator.token,
-        STEWARD_TELEGRAM_OWNER_ID: String(OWNER),
-        STEWARD_TELEGRAM_API_ROOT: emulator.apiRoot,
-      },
-      dir.path,
-    );
-    return { config, log: silent };
+    return emulatorRuntime({
+      dataDir: dir.path,
+      workspace,
+      modelUrl: model.baseUrl,
+      emulator,
+      ownerId: OWNER,
+    });
   };
 
   /** `steward start` as cli/commands/start.ts wires it, with short intervals for the emulator. */

@@ -5,6 +5,9 @@ import type { Transformer } from 'grammy';
 // The class itself: the package's default export is typed as a namespace under nodenext.
 import { TelegramServer } from 'telegram-test-api/lib/telegramServer.js';
 import { htmlToPlain } from '../../adapters/telegram/html.ts';
+import type { Runtime } from '../../cli/runtime.ts';
+import { loadConfig } from '../../src/config/load.ts';
+import { createLogger } from '../../src/log.ts';
 
 export interface RecordedCall {
   method: string;
@@ -104,4 +107,27 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The runtime `steward start` would build for this emulator, the scripted model and a data folder. */
+export function emulatorRuntime(opts: {
+  dataDir: string;
+  workspace: string;
+  modelUrl: string;
+  emulator: { token: string; apiRoot: string };
+  ownerId: number;
+}): Runtime {
+  const config = loadConfig(
+    {
+      STEWARD_DATA_DIR: opts.dataDir,
+      STEWARD_WORKSPACE: opts.workspace,
+      STEWARD_MODEL_BASE_URL: opts.modelUrl,
+      STEWARD_MODEL: 'test-model',
+      STEWARD_TELEGRAM_TOKEN: opts.emulator.token,
+      STEWARD_TELEGRAM_OWNER_ID: String(opts.ownerId),
+      STEWARD_TELEGRAM_API_ROOT: opts.emulator.apiRoot,
+    },
+    opts.dataDir,
+  );
+  return { config, log: createLogger('silent', []) };
 }
