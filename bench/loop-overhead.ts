@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { createAssistant } from '../src/core/assistant.ts';
 import type { Provider, ProviderEvent } from '../src/gateway/types.ts';
 import { createLogger } from '../src/log.ts';
+import { permissionChain } from '../src/permissions/chain.ts';
+import { sessionGrants } from '../src/store/grants.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { openPglite } from '../src/store/open-db.ts';
 import { builtinPureTools } from '../src/tools/builtin/index.ts';
@@ -54,6 +56,7 @@ export async function loopOverhead(turns = 40, warmup = 5) {
       log: createLogger('silent', []),
       owners: { bench: 'owner' },
       workspace: dir,
+      gate: permissionChain({ workspace: dir, grants: sessionGrants(db, () => new Date()) }),
       route: {
         name: 'default',
         entries: [{ providerName: 'bench', provider: instantProvider(), model: 'instant' }],

@@ -1,4 +1,5 @@
 import { requireDefaultRoute } from '../src/config/load.ts';
+import { limitsOf } from '../src/config/models.ts';
 import { type Assistant, type AssistantDeps, createAssistant } from '../src/core/assistant.ts';
 import { buildRoute } from '../src/gateway/build-route.ts';
 import { outputStore } from '../src/offload/output-store.ts';
@@ -66,12 +67,7 @@ export async function buildAssistant(
     ...(digestCommand ? { digestCommand } : {}),
     workspace: config.workspace,
     outputs,
-    offload: { defaultBytes: models.offload.defaultBytes, thresholdBytes: models.offload.thresholdBytes },
-    compaction: models.compaction,
-    ceilings: { maxSteps: models.loop.maxSteps, maxRepeats: models.loop.maxRepeats },
-    parallelTools: models.loop.parallelTools,
-    permissionTtlMs: models.loop.permissionTimeoutMs,
-    toolTimeoutMs: models.loop.toolTimeoutMs,
+    limits: limitsOf(models),
   });
   return { assistant, skills, stop: () => clearInterval(timer) };
 }

@@ -5,8 +5,9 @@ import { buildAssistant } from './build-assistant.ts';
 import type { Runtime } from './runtime.ts';
 
 /**
- * Runs channels against one assistant, with the digest scheduler posting into them, until the
- * signal aborts or every channel's input ends.
+ * Runs channels against one core, with the digest scheduler posting into them, until the signal
+ * aborts or every channel's input ends. The core's lifecycle (recovery, the one sweeper, stopping
+ * running turns) is started and stopped here; channels only see the port.
  */
 export async function runChannels(
   runtime: Runtime,
@@ -22,39 +23,54 @@ export async function runChannels(
       ? scheduler.command(text, from)
       : Promise.resolve('The scheduler is starting; try again in a moment.'),
   );
+  const { assistant } = built;
   const byName = new Map(channels.map((c) => [c.name, c]));
+  // One channel failing (a refused token, another poller) stops the others before the store closes.
+  const all = new AbortController();
+  const stopAll = () => {
+    all.abort();
+    // Running turns are told at once, so channels waiting for their handlers can finish.
+    void assistant.stop();
+  };
+  signal.addEventListener('abort', stopAll, { once: true });
   try {
-    scheduler = await startScheduler({
-      db,
-      log,
-      assistant: built.assistant,
-      channels: channels.map((c) => c.name),
-      outboxFor: (channel, room) => byName.get(channel)?.outbox(room),
-      ownerSink: (channel) => {
-        const target = byName.get(channel);
-        const room = target?.ownerRoom?.();
-        return room === undefined ? undefined : target?.outbox(room);
-      },
-      skills: new Set(built.skills.map((s) => s.name)),
-      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
-      ...(config.digests ? { config: config.digests } : {}),
+    await assistant.start({
+      outbox: (channel, room) => byName.get(channel)?.outbox(room),
+      services: [
+        async () => {
+          scheduler = await startScheduler({
+            db,
+            log,
+            assistant,
+            channels: channels.map((c) => c.name),
+            outboxFor: (channel, room) => byName.get(channel)?.outbox(room),
+            ownerSink: (channel) => {
+              const target = byName.get(channel);
+              const room = target?.ownerRoom?.();
+              return room === undefined ? undefined : target?.outbox(room);
+            },
+            skills: new Set(built.skills.map((s) => s.name)),
+            ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+            ...(config.digests ? { config: config.digests } : {}),
+          });
+          return scheduler;
+        },
+      ],
     });
-    // One channel failing (a refused token, another poller) stops the others before the store closes.
-    const all = new AbortController();
-    const forward = () => all.abort();
-    signal.addEventListener('abort', forward, { once: true });
     const runs = channels.map((channel) =>
-      channel.run(built.assistant, all.signal).catch((error: unknown) => {
-        all.abort();
+      channel.run(assistant, all.signal).catch((error: unknown) => {
+        stopAll();
         throw error;
       }),
     );
     const settled = await Promise.allSettled(runs);
-    signal.removeEventListener('abort', forward);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
+    // Input ended on its own (a piped console): the turns it started finish before the stop.
+    if (!all.signal.aborted) await assistant.idle();
   } finally {
-    await scheduler?.stop();
+    signal.removeEventListener('abort', stopAll);
+    await assistant.stop();
     built.stop();
   }
 }

@@ -4,7 +4,7 @@ import { type AssistantDeps, createAssistant } from '../src/core/assistant.ts';
 import { FINISH_NOW, REPEAT_STOP } from '../src/core/ceilings.ts';
 import { openAiCompatible } from '../src/gateway/openai-compatible.ts';
 import { createLogger } from '../src/log.ts';
-import { conservativeGate, EXEMPT_TOOLS } from '../src/permissions/gate.ts';
+import { EXEMPT_TOOLS } from '../src/permissions/gate.ts';
 import type { Db } from '../src/store/db.ts';
 import { sessionGrants } from '../src/store/grants.ts';
 import { migrate } from '../src/store/migrate.ts';
@@ -13,6 +13,8 @@ import { sessionLog } from '../src/store/session-log.ts';
 import { builtinPureTools } from '../src/tools/builtin/index.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import type { Tool } from '../src/tools/types.ts';
+import { decideAndWait } from './support/decide.ts';
+import { conservativeGate } from './support/gates.ts';
 import { reply, type ScriptedModel, type ScriptStep, startScriptedModel } from './support/scripted-model.ts';
 import { tempDir } from './support/services.ts';
 
@@ -155,6 +157,7 @@ describe('the agent loop', () => {
     expect(request(0)).not.toHaveProperty('reasoning_effort');
     expect(request(1).reasoning_effort).toBe('low');
     expect(events.map((e) => e.type)).toEqual([
+      'turn_started',
       'text_delta',
       'tool_started',
       'tool_finished',
@@ -162,6 +165,7 @@ describe('the agent loop', () => {
       'text_delta',
       'text_delta',
       'reply',
+      'turn_ended',
     ]);
     const audit = await db.query('select tool, layer, verdict, outcome from audit_log');
     expect(audit.rows).toEqual([{ tool: 'calculate', layer: 'exempt', verdict: 'allow', outcome: 'ok' }]);
@@ -230,7 +234,7 @@ describe('the agent loop', () => {
       ...steps,
       { chunks: ['answer'], toolCalls: [call('calculate', { expression: '9' })] },
     ]);
-    await say(assistant({ ceilings: { maxSteps: 4, maxRepeats: 3 } }), 'go');
+    await say(assistant({ limits: { maxSteps: 4, maxRepeats: 3 } }), 'go');
     expect(request(3)).not.toHaveProperty('tools');
     expect(replyText()).toEqual(['answer']);
   });
@@ -307,25 +311,28 @@ describe('the agent loop', () => {
       args: '{"text":"hi"}',
       score: 2,
       level: 'moderate',
-      layer: 'default',
+      layer: 'ask',
     });
 
-    const stranger = await a.decide(
+    const stranger = await decideAndWait(
+      a,
       { requestId: prompt.requestId, decision: 'once', channel: 'test', senderId: 'x' },
       sink,
     );
     expect(stranger).toMatchObject({ ok: false, reason: 'not_owner' });
     expect(ran).toEqual([]);
 
-    const owner = await a.decide(
+    const owner = await decideAndWait(
+      a,
       { requestId: prompt.requestId, decision: 'once', channel: 'test', senderId: OWNER },
       sink,
     );
-    expect(owner).toEqual({ ok: true });
+    expect(owner).toMatchObject({ ok: true });
     expect(ran).toEqual(['echo:hi']);
     expect(replyText()).toEqual(['echoed']);
 
-    const again = await a.decide(
+    const again = await decideAndWait(
+      a,
       { requestId: prompt.requestId, decision: 'once', channel: 'test', senderId: OWNER },
       sink,
     );
@@ -344,7 +351,7 @@ describe('the agent loop', () => {
     db = await openPglite(`${dir.path}/pg`);
     const fresh = assistant();
     expect((await fresh.pendingPrompts('test', 'r')).map((p) => p.requestId)).toEqual([requestId]);
-    await fresh.decide({ requestId, decision: 'once', channel: 'test', senderId: OWNER }, sink);
+    await decideAndWait(fresh, { requestId, decision: 'once', channel: 'test', senderId: OWNER }, sink);
     expect(ran).toEqual(['echo:later']);
     expect(replyText()).toEqual(['resumed fine']);
   });
@@ -352,7 +359,7 @@ describe('the agent loop', () => {
   it('an unanswered question times out as a denial, and the owner is told', async () => {
     model = await startScriptedModel([toolStep(call('echo', { text: 'slow owner' })), reply('understood')]);
     let clock = new Date('2026-11-30T08:00:00Z');
-    const a = assistant({ now: () => clock, permissionTtlMs: 60_000 });
+    const a = assistant({ now: () => clock, limits: { permissionTtlMs: 60_000 } });
     await say(a, 'echo');
     const outbox = (channel: string, room: string) => (channel === 'test' && room === 'r' ? sink : undefined);
     expect(await a.expireOverdue(outbox)).toBe(0);
@@ -371,7 +378,11 @@ describe('the agent loop', () => {
       content: expect.stringMatching(/did not answer in time/),
     });
     const requestId = prompts()[0]?.prompt.requestId as string;
-    const late = await a.decide({ requestId, decision: 'once', channel: 'test', senderId: OWNER }, sink);
+    const late = await decideAndWait(
+      a,
+      { requestId, decision: 'once', channel: 'test', senderId: OWNER },
+      sink,
+    );
     expect(late).toMatchObject({ ok: false, reason: 'settled' });
     expect(await a.expireOverdue(outbox)).toBe(0);
     const audit = await db.query('select decision, outcome from audit_log');
@@ -383,7 +394,7 @@ describe('the agent loop', () => {
     const a = assistant();
     await say(a, 'echo no');
     const requestId = prompts()[0]?.prompt.requestId as string;
-    await a.decide({ requestId, decision: 'deny', channel: 'test', senderId: OWNER }, sink);
+    await decideAndWait(a, { requestId, decision: 'deny', channel: 'test', senderId: OWNER }, sink);
     expect(ran).toEqual([]);
     expect(messagesOf(1).at(-1)).toMatchObject({
       role: 'tool',
@@ -401,7 +412,8 @@ describe('the agent loop', () => {
     ]);
     const a = assistant();
     await say(a, 'echo one');
-    await a.decide(
+    await decideAndWait(
+      a,
       {
         requestId: prompts()[0]?.prompt.requestId as string,
         decision: 'session',
@@ -424,7 +436,8 @@ describe('the agent loop', () => {
     ]);
     const a = assistant();
     await say(a, 'echo one');
-    await a.decide(
+    await decideAndWait(
+      a,
       {
         requestId: prompts()[0]?.prompt.requestId as string,
         decision: 'session',
@@ -511,7 +524,11 @@ describe('the agent loop', () => {
       tool_call_id: 'e1',
       content: expect.stringMatching(/new message instead of deciding/),
     });
-    const late = await a.decide({ requestId, decision: 'once', channel: 'test', senderId: OWNER }, sink);
+    const late = await decideAndWait(
+      a,
+      { requestId, decision: 'once', channel: 'test', senderId: OWNER },
+      sink,
+    );
     expect(late.ok).toBe(false);
     expect(ran).toEqual([]);
   });

@@ -5,9 +5,11 @@ import { createAssistant } from '../src/core/assistant.ts';
 import { openAiCompatible } from '../src/gateway/openai-compatible.ts';
 import { createLogger } from '../src/log.ts';
 import type { Db } from '../src/store/db.ts';
+import { sessionGrants } from '../src/store/grants.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { sessionLog } from '../src/store/session-log.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
+import { conservativeGate } from './support/gates.ts';
 import { reply, type ScriptedModel, startScriptedModel } from './support/scripted-model.ts';
 import { embeddedBackend } from './support/services.ts';
 
@@ -51,6 +53,7 @@ describe('assistant over a real store and the scripted model', () => {
   const assistant = () =>
     createAssistant({
       db,
+      gate: conservativeGate(sessionGrants(db, () => new Date())),
       log: silent,
       now: fixedNow,
       owners: { test: 'owner-1' },
@@ -69,7 +72,10 @@ describe('assistant over a real store and the scripted model', () => {
         .map((e) => e.text)
         .join(''),
     ).toBe('Hello!');
-    expect(events.at(-1)).toEqual({ type: 'reply', text: 'Hello!' });
+    // The port says where the turn starts and ends; the reply is its last word.
+    expect(events[0]).toMatchObject({ type: 'turn_started' });
+    expect(events.at(-2)).toEqual({ type: 'reply', text: 'Hello!' });
+    expect(events.at(-1)).toMatchObject({ type: 'turn_ended', status: 'answered' });
     const session = await sessionLog(db).open('test', 'r1');
     expect((await sessionLog(db).events(session.id)).map((e) => e.data.kind)).toEqual([
       'user_message',
@@ -98,13 +104,15 @@ describe('assistant over a real store and the scripted model', () => {
   });
 
   it('reports an unreachable model in one notice and stays usable; the message is kept', async () => {
-    const failed = await collect((sink) => assistant().handle(from('owner-1', 'are you there?'), sink));
+    const all = await collect((sink) => assistant().handle(from('owner-1', 'are you there?'), sink));
+    expect(all.at(-1)).toMatchObject({ type: 'turn_ended', status: 'failed' });
+    const failed = all.filter((e) => e.type !== 'turn_started' && e.type !== 'turn_ended');
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ type: 'notice', level: 'error' });
     expect((failed[0] as { text: string }).text).toContain(`${model.baseUrl}/chat/completions`);
 
     const next = await collect((sink) => assistant().handle(from('owner-1', 'what did I say first?'), sink));
-    expect(next.at(-1)).toEqual({ type: 'reply', text: 'I remember: you said hello.' });
+    expect(next.at(-2)).toEqual({ type: 'reply', text: 'I remember: you said hello.' });
     // The history comes from the log: the earlier exchange and the kept message are both sent.
     expect(lastMessages(model).slice(1)).toEqual([
       { role: 'user', content: 'hello' },
@@ -130,6 +138,7 @@ describe('assistant over a real store and the scripted model', () => {
     try {
       const a = createAssistant({
         db,
+        gate: conservativeGate(sessionGrants(db, () => new Date())),
         log: silent,
         owners: { test: 'owner-1' },
         route: routeTo(local.baseUrl),

@@ -1,4 +1,5 @@
 // The permission chain as the loop uses it, with the real shell tool in a real workspace.
+
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { openPglite } from '../src/store/open-db.ts';
 import { shellTool } from '../src/tools/builtin/shell.ts';
 import { writeFileTool } from '../src/tools/builtin/write-file.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
+import { decideAndWait } from './support/decide.ts';
 import { reply, type ScriptedModel, type ScriptStep, startScriptedModel } from './support/scripted-model.ts';
 import { tempDir } from './support/services.ts';
 
@@ -69,7 +71,8 @@ describe('the permission chain in the loop', () => {
   const prompts = () =>
     events.flatMap((e) => (e.type === 'permission_prompt' ? [e.prompt] : [])) as PermissionPrompt[];
   const decide = (a: ReturnType<typeof build>, decision: 'once' | 'session' | 'deny') =>
-    a.decide(
+    decideAndWait(
+      a,
       { requestId: prompts().at(-1)?.requestId as string, decision, channel: 'test', senderId: 'owner' },
       sink,
     );

@@ -5,10 +5,13 @@ import { createAssistant } from '../src/core/assistant.ts';
 import { openAiCompatible } from '../src/gateway/openai-compatible.ts';
 import { createLogger } from '../src/log.ts';
 import type { Db } from '../src/store/db.ts';
+import { sessionGrants } from '../src/store/grants.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { openPglite } from '../src/store/open-db.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import type { Tool } from '../src/tools/types.ts';
+import { conservativeGate } from './support/gates.ts';
+import { runChannel } from './support/run-channel.ts';
 import { reply, type ScriptedModel, startScriptedModel } from './support/scripted-model.ts';
 import { tempDir } from './support/services.ts';
 
@@ -57,6 +60,7 @@ describe('console channel', () => {
   const run = async (input: string) => {
     const assistant = createAssistant({
       db,
+      gate: conservativeGate(sessionGrants(db, () => new Date())),
       log: createLogger('silent', []),
       owners: { [CONSOLE_CHANNEL]: CONSOLE_OWNER },
       workspace: dir.path,
@@ -72,7 +76,8 @@ describe('console channel', () => {
     const err = collect();
     const stdin = new PassThrough();
     stdin.end(input);
-    await consoleChannel({ input: stdin, output: out.stream, errors: err.stream }).run(
+    await runChannel(
+      consoleChannel({ input: stdin, output: out.stream, errors: err.stream }),
       assistant,
       new AbortController().signal,
     );
@@ -89,7 +94,7 @@ describe('console channel', () => {
       [
         '[permission] note wants to run',
         '  arguments: {"text":"buy milk"}',
-        '  danger: 2 (moderate), layer: default',
+        '  danger: 2 (moderate), layer: ask',
         '  why: note is not exempt, so the owner decides',
         'answer once, session or deny: ',
         'answer once, session or deny: ',

@@ -1,12 +1,13 @@
 // What reaches the model: offloaded outputs, the fence, sensitive pinning and compaction, through
 // the real loop, store and HTTP client.
+
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboundEvent } from '../src/channel/port.ts';
 import { type AssistantDeps, createAssistant } from '../src/core/assistant.ts';
 import { openAiCompatible } from '../src/gateway/openai-compatible.ts';
 import { createLogger } from '../src/log.ts';
 import { outputStore } from '../src/offload/output-store.ts';
-import { conservativeGate, EXEMPT_TOOLS } from '../src/permissions/gate.ts';
+import { EXEMPT_TOOLS } from '../src/permissions/gate.ts';
 import type { Db } from '../src/store/db.ts';
 import { sessionGrants } from '../src/store/grants.ts';
 import { migrate } from '../src/store/migrate.ts';
@@ -16,6 +17,8 @@ import { createRetrieveOutputTool } from '../src/tools/builtin/retrieve-output.t
 import { shellTool } from '../src/tools/builtin/shell.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import type { Tool } from '../src/tools/types.ts';
+import { decideAndWait } from './support/decide.ts';
+import { conservativeGate } from './support/gates.ts';
 import { reply, type ScriptedModel, type ScriptStep, startScriptedModel } from './support/scripted-model.ts';
 import { tempDir } from './support/services.ts';
 
@@ -138,7 +141,8 @@ describe('what reaches the model', () => {
     // Whether the chain asks for this read-only command or not, the owner says yes once.
     const prompt = events.find((e) => e.type === 'permission_prompt');
     if (prompt?.type === 'permission_prompt') {
-      await a.decide(
+      await decideAndWait(
+        a,
         { requestId: prompt.prompt.requestId, decision: 'once', channel: 'test', senderId: 'owner' },
         sink,
       );
@@ -209,7 +213,10 @@ describe('what reaches the model', () => {
     // A restart: a new assistant on a reopened database; compaction's side-call is on the same route.
     await db.close();
     db = await openPglite(`${dir.path}/pg`);
-    await say(assistant(cloud, { ...deps, compaction: { budgetTokens: 1, keepTurns: 1 } }), 'third');
+    await say(
+      assistant(cloud, { ...deps, limits: { compaction: { budgetTokens: 1, keepTurns: 1 } } }),
+      'third',
+    );
     expect(cloud.requests).toHaveLength(1);
     expect(local.requests).toHaveLength(4);
     expect(((local.requests[2]?.messages ?? []) as Array<{ content: string }>)[0]?.content).toMatch(
@@ -274,7 +281,7 @@ describe('what reaches the model', () => {
       reply('SUMMARY OF ONE AND TWO'),
       reply('four'),
     ]);
-    const a = assistant(main, { compaction: { budgetTokens: 1400, keepTurns: 1 } });
+    const a = assistant(main, { limits: { compaction: { budgetTokens: 1400, keepTurns: 1 } } });
     for (const text of ['first', 'second', 'third', 'fourth']) await say(a, text);
     expect(main.requests).toHaveLength(5);
     const side = main.requests[3]?.messages as Array<{ role: string; content: string }>;

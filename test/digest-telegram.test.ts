@@ -1,10 +1,12 @@
 // A digest fired by a controlled clock reaches a real channel: the Telegram adapter against the
 // telegram-test-api emulator, with the scripted model and PGlite.
+
 import { afterEach, describe, expect, it } from 'vitest';
 import { TELEGRAM_CHANNEL, telegramChannel } from '../adapters/telegram/telegram-channel.ts';
 import { createLogger } from '../src/log.ts';
 import type { Db } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
+import { runChannel } from './support/run-channel.ts';
 import {
   type DigestHarness,
   digestRuns,
@@ -60,7 +62,7 @@ describe('a scheduled digest through the Telegram channel', () => {
       outboxFor: (ch, room) => (ch === TELEGRAM_CHANNEL ? channel.outbox(room) : undefined),
       ownerSink: (ch) => (ch === TELEGRAM_CHANNEL ? channel.outbox(String(OWNER)) : undefined),
     });
-    const running = channel.run(harness.assistant, abort.signal);
+    const running = runChannel(channel, harness.assistant, abort.signal);
 
     const added = await harness.command(
       '/digest add "30 7 * * 1-5" Europe/Paris here markets-digest',

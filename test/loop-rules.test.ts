@@ -1,5 +1,6 @@
 // Table tests for the pure rules of the agent loop: ceilings, the repeat rule, effort dialing, the
 // turn state derived from the log, the constraint layer (registry) and the tool runner.
+
 import { describe, expect, it, vi } from 'vitest';
 import { type Ceilings, DEFAULT_CEILINGS, stepDirective, trailingRepeats } from '../src/core/ceilings.ts';
 import { effortAfter, type StepOutcome } from '../src/core/effort.ts';
@@ -7,6 +8,7 @@ import type { SessionEvent, SessionEventData } from '../src/core/session-events.
 import { turnState, uniqueCallIds } from '../src/core/turn-state.ts';
 import type { Effort, ToolCall } from '../src/gateway/types.ts';
 import { createLogger } from '../src/log.ts';
+import type { Decision } from '../src/permissions/vocabulary.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS, runTool } from '../src/tools/run-tool.ts';
 import { type Tool, type ToolContext, ToolInputError } from '../src/tools/types.ts';
@@ -159,7 +161,7 @@ describe('turnState', () => {
       rationale: 'rm',
     },
   ];
-  const decided = (c: ToolCall, requestId: string, decision: string): [string, SessionEventData] => [
+  const decided = (c: ToolCall, requestId: string, decision: Decision): [string, SessionEventData] => [
     T,
     { kind: 'permission_decision', callId: c.id, requestId, decision, decidedBy: 'owner' },
   ];
@@ -175,6 +177,7 @@ describe('turnState', () => {
       openCalls: [],
       started: new Set(),
       requests: new Map(),
+      asked: new Map(),
       decisions: new Map(),
       lastOutcome: 'user_message',
       coerced: false,

@@ -180,7 +180,7 @@ describe('prompt text', () => {
     args: '{"command":"rm -rf ```build```"}',
     score: 3,
     level: 'destructive',
-    layer: 'classifier',
+    layer: 'classifier' as const,
     rationale: 'rm deletes files',
   };
 

@@ -95,7 +95,7 @@ describe('chain order', () => {
 
   it('gives the same verdict as judgeShell when no grant applies', async () => {
     for (const command of ['ls', 'cat .env', 'rm x', 'mkdir a', 'echo "$(id)"', '', 'x'.repeat(70_000)]) {
-      expect(await chain.judge(shell('s', command))).toEqual(judgeShell(command, WS));
+      expect(await chain.judge(shell('s', command))).toMatchObject(judgeShell(command, WS));
     }
   });
 
@@ -156,7 +156,7 @@ describe('session grants on PGlite', () => {
     return id;
   };
   /** What the owner's "allow for this session" does: judge, then grant. */
-  const approve = async (call: PermissionCall) => chain.grant(call, await chain.judge(call));
+  const approve = async (call: PermissionCall) => chain.grant(call, (await chain.judge(call)).grant);
 
   beforeAll(async () => {
     ({ db, cleanup } = await embeddedBackend.open());
@@ -250,7 +250,7 @@ describe('session grants on PGlite', () => {
     expect(await store.list(session)).toEqual([]);
 
     const short = permissionChain({ workspace: WS, grants: sessionGrants(db, now, 60_000) });
-    await short.grant(shell(session, 'touch x'), await short.judge(shell(session, 'touch x')));
+    await short.grant(shell(session, 'touch x'), (await short.judge(shell(session, 'touch x'))).grant);
     expect(await short.judge(shell(session, 'touch y'))).toMatchObject({ verdict: 'allow' });
     clock = new Date(clock.getTime() + 60_000);
     expect(await short.judge(shell(session, 'touch y'))).toMatchObject({ verdict: 'ask' });

@@ -1,5 +1,6 @@
 // Skills are lazy: the system prompt carries one line per skill; a body reaches the model only
 // after load_skill. Token counts (4 characters a token) are recorded to show it.
+
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAssistant } from '../src/core/assistant.ts';
@@ -9,9 +10,11 @@ import type { ChatMessage } from '../src/gateway/types.ts';
 import { createLogger } from '../src/log.ts';
 import { loadSkills, skillIndex } from '../src/skills/index.ts';
 import type { Db } from '../src/store/db.ts';
+import { sessionGrants } from '../src/store/grants.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { createLoadSkillTool } from '../src/tools/builtin/load-skill.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
+import { conservativeGate } from './support/gates.ts';
 import { reply, type ScriptedModel, startScriptedModel } from './support/scripted-model.ts';
 import { embeddedBackend } from './support/services.ts';
 
@@ -48,6 +51,7 @@ describe('skills in the loop', () => {
     ]);
     const assistant = createAssistant({
       db,
+      gate: conservativeGate(sessionGrants(db, () => new Date())),
       log: createLogger('silent', []),
       owners: { test: 'owner' },
       workspace: '/nonexistent',

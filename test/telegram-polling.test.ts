@@ -12,7 +12,7 @@ import { liveMessage } from '../adapters/telegram/live-message.ts';
 import { telegramChannel } from '../adapters/telegram/telegram-channel.ts';
 import { telegramOut } from '../adapters/telegram/telegram-out.ts';
 import { transientRetry } from '../adapters/telegram/transient-retry.ts';
-import type { Assistant } from '../src/core/assistant.ts';
+import type { ChannelPort } from '../src/channel/port.ts';
 import { createLogger } from '../src/log.ts';
 
 const silent = createLogger('silent', []);
@@ -235,7 +235,7 @@ describe('the channel when another process polls the same token', () => {
     });
     await new Promise<void>((r) => server?.listen(0, '127.0.0.1', r));
     const { port } = server.address() as AddressInfo;
-    const assistant = { recover: async () => {}, expireOverdue: async () => 0 } as unknown as Assistant;
+    const assistant = { online: async () => {} } as unknown as ChannelPort;
     const channel = telegramChannel({
       token: '1:x',
       ownerId: 42,

@@ -1,6 +1,7 @@
 // The Telegram channel in webhook mode: updates are POSTed to the channel's own HTTP server as
 // Telegram would, replies go to the telegram-test-api emulator, the scripted model answers over
 // HTTP, and the real assistant runs on PGlite. An update is answered 200 only once it is safe.
+
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import { buildAssistant } from '../cli/build-assistant.ts';
 import { openStore, type Runtime } from '../cli/runtime.ts';
 import { createLogger } from '../src/log.ts';
 import type { Db } from '../src/store/db.ts';
+import { runChannel } from './support/run-channel.ts';
 import { reply, type ScriptedModel, type ScriptStep, startScriptedModel } from './support/scripted-model.ts';
 import { tempDir } from './support/services.ts';
 import {
@@ -113,7 +115,7 @@ describe('the Telegram channel in webhook mode', () => {
         secret: SECRET,
       },
     });
-    const done = channel.run(built.assistant, abort.signal);
+    const done = runChannel(channel, built.assistant, abort.signal);
     done.catch(() => {});
     const address = await waitFor(() => channel.webhookAddress(), 'the webhook server');
     url = `http://127.0.0.1:${address.port}/telegram`;

@@ -1,5 +1,6 @@
 // The Telegram channel end to end: the real grammY client against the telegram-test-api emulator,
 // the scripted model over HTTP, the real assistant as `steward start` builds it, on PGlite.
+
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -11,6 +12,7 @@ import { buildAssistant } from '../cli/build-assistant.ts';
 import { openStore, type Runtime } from '../cli/runtime.ts';
 import { createLogger } from '../src/log.ts';
 import type { Db } from '../src/store/db.ts';
+import { runChannel } from './support/run-channel.ts';
 import { reply, type ScriptedModel, type ScriptStep, startScriptedModel } from './support/scripted-model.ts';
 import { tempDir } from './support/services.ts';
 import {
@@ -74,7 +76,7 @@ describe('the Telegram channel against the Bot API emulator', () => {
     const telegram = rt.config.telegram;
     if (!telegram) throw new Error('telegram is not configured');
     const abort = new AbortController();
-    const done = telegramChannel({
+    const channel = telegramChannel({
       token: telegram.token,
       ownerId: telegram.ownerId,
       apiRoot: telegram.apiRoot,
@@ -83,7 +85,8 @@ describe('the Telegram channel against the Bot API emulator', () => {
       editIntervalMs: 100,
       polling: { idlePollMs: 25, timeoutSeconds: 0 },
       ...extra,
-    }).run(built.assistant, abort.signal);
+    });
+    const done = runChannel(channel, built.assistant, abort.signal);
     const handle = {
       done,
       async stop() {

@@ -2,13 +2,14 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import {
   type Channel,
+  type ChannelPort,
+  exhaustive,
   type OutboundEvent,
   PERMISSION_DECISIONS,
   type PermissionDecision,
   type PermissionPrompt,
   type ReplySink,
 } from '../../src/channel/port.ts';
-import type { Assistant } from '../../src/core/assistant.ts';
 
 /** Whoever holds the terminal holds the data folder: the console speaks as the owner. */
 export const CONSOLE_OWNER = 'owner';
@@ -80,6 +81,11 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
           `· ${event.tool} output stored: ${event.bytes} bytes, ${event.lines} lines, ref ${event.ref}\n`,
         );
         break;
+      case 'turn_started':
+      case 'turn_ended':
+        break;
+      default:
+        exhaustive(event);
     }
   };
 
@@ -87,13 +93,8 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
     name: CONSOLE_CHANNEL,
     outbox: (r: string) => (r === room ? sink : undefined),
     ownerRoom: () => room,
-    async run(assistant: Assistant, signal: AbortSignal) {
-      const outbox = (channel: string, r: string) =>
-        channel === CONSOLE_CHANNEL && r === room ? sink : undefined;
-      await assistant.recover(outbox);
-      await assistant.expireOverdue(outbox);
-      const sweeper = setInterval(() => void assistant.expireOverdue(outbox), 30_000);
-      sweeper.unref();
+    async run(assistant: ChannelPort, signal: AbortSignal) {
+      await assistant.online(CONSOLE_CHANNEL);
       for (const prompt of await assistant.pendingPrompts(CONSOLE_CHANNEL, room))
         sink({ type: 'permission_prompt', prompt });
       // The reader starts only now and reads at once: a reader left waiting while the work above
@@ -121,6 +122,8 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
               sink,
             );
             if (!result.ok) sink({ type: 'notice', level: 'info', text: result.text });
+            // A pipe's next line may answer the resumed turn's next question: read it after.
+            else await result.resumed;
           }
         } else if (text !== '') {
           await assistant.handle(
@@ -130,7 +133,6 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
         }
         if (interactive) io.errors.write('> ');
       }
-      clearInterval(sweeper);
       endLine();
     },
   };

@@ -2,8 +2,7 @@
 // from anyone else are declined, their messages and reactions dropped before any work. Events of
 // one room are taken in order; each lane hands its work to the assistant and moves on, so a long
 // turn in one room never holds up the sync.
-import type { PermissionDecision, ReplySink } from '../../src/channel/port.ts';
-import type { Assistant } from '../../src/core/assistant.ts';
+import type { ChannelPort, PermissionDecision, ReplySink } from '../../src/channel/port.ts';
 import type { Logger } from '../../src/log.ts';
 import {
   decisionFromReaction,
@@ -23,7 +22,7 @@ import { type RendererDeps, sendOutputFile } from './turn-renderer.ts';
 export const MATRIX_CHANNEL = 'matrix';
 
 export interface InboundDeps {
-  assistant: Assistant;
+  assistant: ChannelPort;
   owner: string;
   directRoom: string;
   e2ee: E2eeStatus;
@@ -81,12 +80,14 @@ export function inboundRouter(deps: InboundDeps) {
    */
   const decide = async (prompts: StoredPrompt[], decision: PermissionDecision, explicit: boolean) => {
     for (const prompt of prompts) {
-      const result = await typing(prompt.turnRoom, () =>
-        assistant.decide(
+      const result = await typing(prompt.turnRoom, async () => {
+        const decided = await assistant.decide(
           { requestId: prompt.requestId, decision, channel: MATRIX_CHANNEL, senderId: owner },
           deps.sinkFor(prompt.turnRoom),
-        ),
-      );
+        );
+        if (decided.ok) await decided.resumed;
+        return decided;
+      });
       if (result.ok) return;
       // Settled some other way: later answers to it do nothing.
       if (!(await state.closePrompt(prompt.eventId, result.reason))) continue;

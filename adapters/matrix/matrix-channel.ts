@@ -3,8 +3,7 @@
 // (sends, edits, uploads, E2EE when its native library loads); the sync loop is ours, so its
 // token lives in steward's database and is saved only once a batch is taken in.
 import type { MatrixClient } from 'matrix-bot-sdk';
-import type { Channel, ReplySink } from '../../src/channel/port.ts';
-import type { Assistant } from '../../src/core/assistant.ts';
+import type { Channel, ChannelPort, ReplySink } from '../../src/channel/port.ts';
 import type { Logger } from '../../src/log.ts';
 import type { Db } from '../../src/store/db.ts';
 import { e2eeUnavailableText } from './check-e2ee.ts';
@@ -32,8 +31,6 @@ export interface MatrixChannelOptions {
   /** Edits of one message are at least this far apart (homeservers rate-limit bots). */
   editIntervalMs?: number;
   typingEveryMs?: number;
-  /** How often unanswered questions are checked for their deadline. */
-  sweepEveryMs?: number;
   /** Long-poll time of one sync request. */
   pollMs?: number;
 }
@@ -64,8 +61,7 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
     ownerRoom: () => ownerRoom,
     ready: () => ready.promise,
 
-    async run(assistant: Assistant, signal: AbortSignal) {
-      let sweeper: NodeJS.Timeout | undefined;
+    async run(assistant: ChannelPort, signal: AbortSignal) {
       let inbound: ReturnType<typeof inboundRouter> | undefined;
       try {
         const { sdk, e2ee } = await loadMatrixSdk();
@@ -104,17 +100,8 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
           },
         };
         sinkFor = (room) => turnRenderer(rendererDeps, room);
-        const roomsOf = (channel: string, room: string) =>
-          channel === MATRIX_CHANNEL ? outbox(room) : undefined;
-        const sweep = () =>
-          assistant.expireOverdue(roomsOf).catch((error: Error) => {
-            log.warn(`matrix: could not expire overdue questions: ${error.message}`);
-            return 0;
-          });
-        await assistant.recover(roomsOf);
-        await sweep();
-        sweeper = setInterval(() => void sweep(), options.sweepEveryMs ?? 30_000);
-        sweeper.unref();
+        // The outbox works now: the core resumes cut-off turns before the first sync is taken in.
+        await assistant.online(MATRIX_CHANNEL);
 
         const router = inboundRouter({
           assistant,
@@ -155,7 +142,6 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
         ready.reject(error);
         throw error;
       } finally {
-        clearInterval(sweeper);
         await inbound?.idle();
         sinkFor = undefined;
       }

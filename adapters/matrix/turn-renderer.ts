@@ -1,8 +1,14 @@
 // One turn's outbound events as Matrix messages in its room: streamed text as throttled m.replace
 // edits, tool activity as one edited notice, prompts (with their seeded reactions) and notices in
 // the owner's direct room, large outputs as files. Homeserver calls run one at a time, in order.
-import type { OutboundEvent, PermissionPrompt, ReplySink } from '../../src/channel/port.ts';
-import type { OutputReading } from '../../src/core/assistant.ts';
+
+import type { OutputReading } from '../../src/channel/port.ts';
+import {
+  exhaustive,
+  type OutboundEvent,
+  type PermissionPrompt,
+  type ReplySink,
+} from '../../src/channel/port.ts';
 import type { Logger } from '../../src/log.ts';
 import { DECISION_REACTIONS } from './commands.ts';
 import type { MatrixOps } from './matrix-ops.ts';
@@ -143,6 +149,11 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
       case 'output_offloaded':
         void enqueue('send an output file', () => sendOutputFile(deps, room, event.ref));
         return;
+      case 'turn_started':
+      case 'turn_ended':
+        return;
+      default:
+        exhaustive(event);
     }
   };
 }

@@ -1,11 +1,11 @@
 // `/output <ref>` and the "Get the whole output" button: the core pages the stored text (and
 // checks that the asker is the owner and the output belongs to this chat); it goes out as a file.
-import type { Assistant } from '../../src/core/assistant.ts';
+import type { ChannelPort } from '../../src/channel/port.ts';
 import { DOCUMENT_LIMIT_BYTES, outputDocument } from './payloads.ts';
 import type { TelegramOut } from './telegram-out.ts';
 
 export interface OutputDeliveryDeps {
-  assistant: Assistant;
+  assistant: Pick<ChannelPort, 'readOutput'>;
   out: TelegramOut;
   channel: string;
 }

@@ -5,8 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Bot, type Transformer } from 'grammy';
-import type { Channel, ReplySink } from '../../src/channel/port.ts';
-import type { Assistant } from '../../src/core/assistant.ts';
+import type { Channel, ChannelPort, ReplySink } from '../../src/channel/port.ts';
 import type { Logger } from '../../src/log.ts';
 import { ALLOWED_UPDATES, type PollingDeps, startPolling } from './confirmed-polling.ts';
 import { fatalTelegramError } from './errors.ts';
@@ -34,8 +33,6 @@ export interface TelegramChannelOptions {
   /** Edits of one chat are at least this far apart (Telegram tolerates about one a second). */
   editIntervalMs?: number;
   typingEveryMs?: number;
-  /** How often unanswered questions are checked for their deadline. */
-  sweepEveryMs?: number;
   polling?: Pick<PollingDeps, 'timeoutSeconds' | 'idlePollMs' | 'backoff' | 'stopGraceMs'>;
   /** Webhook mode instead of polling: Telegram POSTs updates to `url`, served on host:port/path. */
   webhook?: TelegramWebhookOptions;
@@ -83,7 +80,9 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
   // Posts without an inbound message (resumed turns, timeouts, digests): one view per turn.
   let current: TurnView | undefined;
   const ownerSink: ReplySink = async (event) => {
-    if (!current || current.replied) current = turnView({ out, chatId: ownerChat, ownerId, prompts });
+    // Each turn the core starts (or resumes) gets a view of its own.
+    if (!current || event.type === 'turn_started')
+      current = turnView({ out, chatId: ownerChat, ownerId, prompts });
     await current.sink(event);
   };
   const outbox = (room: string): ReplySink | undefined => (room === ownerId ? ownerSink : undefined);
@@ -101,18 +100,8 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
     ownerRoom: () => ownerId,
     webhookAddress: () => webhookServer?.address,
 
-    async run(assistant: Assistant, signal: AbortSignal) {
-      const roomsOf = (channel: string, room: string) =>
-        channel === TELEGRAM_CHANNEL ? outbox(room) : undefined;
-      const sweep = () =>
-        assistant.expireOverdue(roomsOf).catch((error: Error) => {
-          log.warn(`telegram: could not expire overdue questions: ${error.message}`);
-          return 0;
-        });
-      await assistant.recover(roomsOf);
-      await sweep();
-      const sweeper = setInterval(() => void sweep(), options.sweepEveryMs ?? 30_000);
-      sweeper.unref();
+    async run(assistant: ChannelPort, signal: AbortSignal) {
+      await assistant.online(TELEGRAM_CHANNEL);
 
       const handle = updateRouter({
         assistant,
@@ -140,7 +129,6 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
           });
           await Promise.race([registered.then(() => stopped), stopped]);
         } finally {
-          clearInterval(sweeper);
           // The webhook stays set, so updates sent while steward is down come once it is back.
           await webhookServer?.stop(hook.stopGraceMs ?? 10_000);
           await current?.finish();
@@ -163,7 +151,6 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
       try {
         await Promise.race([polling.task, stopped]);
       } finally {
-        clearInterval(sweeper);
         await polling.stop();
         await current?.finish();
       }

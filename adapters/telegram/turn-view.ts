@@ -1,7 +1,7 @@
 // What one turn looks like in a chat: the reply streams into one message that is edited as it
 // grows and finally replaced by the rendered answer (never sent a second time), tool activity is
 // one status line edited in place, and prompts, notices and stored outputs are messages of their own.
-import type { OutboundEvent, ReplySink } from '../../src/channel/port.ts';
+import { exhaustive, type OutboundEvent, type ReplySink } from '../../src/channel/port.ts';
 import { clip, escapeHtml } from './html.ts';
 import { type LiveMessage, liveMessage } from './live-message.ts';
 import { markdownToTelegramHtml } from './markdown-html.ts';
@@ -142,6 +142,11 @@ export function turnView({ out, chatId, ownerId, prompts }: TurnViewDeps): TurnV
         replied = true;
         return;
       }
+      case 'turn_started':
+      case 'turn_ended':
+        return;
+      default:
+        exhaustive(event);
     }
   };
 

@@ -2,8 +2,7 @@
 // else's message is dropped here (logged, rate-limited) and never reaches the core; button presses
 // go to the core, which is the one that decides who may decide, and every press is answered.
 import type { Update } from 'grammy/types';
-import type { ReplySink } from '../../src/channel/port.ts';
-import type { Assistant, HandleHooks } from '../../src/core/assistant.ts';
+import type { ChannelPort, HandleHooks, ReplySink } from '../../src/channel/port.ts';
 import { decodeButton } from './callback-data.ts';
 import { escapeHtml } from './html.ts';
 import { deliverOutput } from './output-delivery.ts';
@@ -18,7 +17,7 @@ export const TELEGRAM_CHANNEL = 'telegram';
 const OUTPUT_HELP = '/output <ref> – a stored tool output, whole, as a file';
 
 export interface UpdateRouterDeps {
-  assistant: Assistant;
+  assistant: ChannelPort;
   out: TelegramOut;
   ownerId: string;
   prompts: PromptRegistry;
@@ -157,7 +156,9 @@ export function updateRouter(deps: UpdateRouterDeps): UpdateHandler {
         { requestId, decision, channel: TELEGRAM_CHANNEL, senderId },
         sink,
       );
+      // Acknowledged as soon as the decision is recorded; the resumed turn runs after.
       await answer(result.ok ? (DECIDED[decision] ?? 'Done.') : result.text);
+      if (result.ok) await result.resumed;
     } finally {
       stopTyping();
       await turn.finish();

@@ -1,7 +1,7 @@
 // The port every channel implements. Words from any one platform stay in its adapter; this file
 // speaks only of rooms, senders, messages and decisions.
 
-import type { Assistant } from '../core/assistant.ts';
+import type { Decision, Layer, OwnerDecision } from '../permissions/vocabulary.ts';
 
 /** A message as a channel received it. `senderId` is the platform's stable id for the author. */
 export interface InboundMessage {
@@ -21,21 +21,33 @@ export interface InboundMessage {
  * final answer; `text_delta` streams it (and any text of earlier steps) as it is written.
  */
 export type OutboundEvent =
+  /** The core starts (or resumes) working on a turn; everything until `turn_ended` belongs to it. */
+  | { type: 'turn_started'; turnId: string }
+  /** The core stopped working on the turn: answered, parked on a question, failed, or interrupted. */
+  | { type: 'turn_ended'; turnId: string; status: TurnEndStatus }
   | { type: 'text_delta'; text: string }
   | { type: 'reply'; text: string }
   | { type: 'notice'; level: 'info' | 'error'; text: string }
   | { type: 'tool_started'; callId: string; tool: string; args: string }
   | { type: 'tool_finished'; callId: string; tool: string; ok: boolean; durationMs: number }
   | { type: 'permission_prompt'; prompt: PermissionPrompt }
-  | { type: 'permission_settled'; requestId: string; decision: string; decidedBy: string }
+  | { type: 'permission_settled'; requestId: string; decision: Decision; decidedBy: string }
   /** A large result was stored; `ref` pages it back (retrieve_output) and channels can offer it whole. */
   | { type: 'output_offloaded'; ref: string; tool: string; bytes: number; lines: number };
 
+/** For the default of a switch over a closed union: a new member fails to compile, not to render. */
+export function exhaustive(value: never): never {
+  throw new Error(`unhandled case: ${JSON.stringify(value)}`);
+}
+
 export type ReplySink = (event: OutboundEvent) => void | Promise<void>;
 
-export type PermissionDecision = 'once' | 'session' | 'deny';
+export type TurnEndStatus = 'answered' | 'parked' | 'failed' | 'ended' | 'interrupted';
 
-export const PERMISSION_DECISIONS: readonly PermissionDecision[] = ['once', 'session', 'deny'];
+/** What the owner can answer to a prompt. */
+export type PermissionDecision = OwnerDecision;
+
+export { OWNER_DECISIONS as PERMISSION_DECISIONS } from '../permissions/vocabulary.ts';
 
 /** A question for the owner, rendered by each channel as buttons, reactions or a typed answer. */
 export interface PermissionPrompt {
@@ -45,14 +57,51 @@ export interface PermissionPrompt {
   args: string;
   score: number;
   level: string;
-  layer: string;
+  layer: Layer;
   rationale: string;
+}
+
+export interface HandleHooks {
+  /**
+   * Called once the message is safely in the log (or needs no logging: ignored, a repeat, a
+   * command), before the turn runs; a platform is told the message was received only then.
+   */
+  accepted?(): void;
+}
+
+export type DecideResult =
+  /** Recorded; `resumed` settles when the turn that waited on it has gone as far as it can. */
+  | { ok: true; resumed: Promise<void> }
+  | { ok: false; reason: 'not_owner' | 'unknown' | 'settled' | 'expired'; text: string };
+
+export type OutputReading =
+  | { ok: true; tool: string; bytes: number; lines: number; pages: AsyncIterable<string> }
+  | { ok: false; reason: 'not_owner' | 'unknown'; text: string };
+
+/** What a channel may ask of the core, and nothing more: the lifecycle stays in the core. */
+export interface ChannelPort {
+  /** One inbound message; resolves when its turn is answered, parked or failed. */
+  handle(message: InboundMessage, sink: ReplySink, hooks?: HandleHooks): Promise<void>;
+  /** The owner's answer to a prompt; returns once recorded, the resumed turn runs on `sink`. */
+  decide(
+    input: { requestId: string; decision: PermissionDecision; channel: string; senderId: string },
+    sink: ReplySink,
+  ): Promise<DecideResult>;
+  /** Questions still waiting in a room, so a channel can show them again after a restart. */
+  pendingPrompts(channel: string, room: string): Promise<PermissionPrompt[]>;
+  /**
+   * The channel can post now (its outbox works): the core resumes the turns a restart cut off in
+   * its rooms and resolves once they are queued, so the channel takes new input only after that.
+   */
+  online(channel: string): Promise<void>;
+  /** The whole of a large result stored in this room, page by page; owner only. */
+  readOutput(input: { channel: string; room: string; senderId: string; ref: string }): Promise<OutputReading>;
 }
 
 export interface Channel {
   readonly name: string;
   /** Runs until the signal aborts or the channel's input ends. */
-  run(assistant: Assistant, signal: AbortSignal): Promise<void>;
+  run(core: ChannelPort, signal: AbortSignal): Promise<void>;
   /**
    * Posts into one of this channel's rooms without an inbound message: resumed turns, timed-out
    * questions, scheduled digests. Undefined for a room this channel cannot reach.

@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.ts';
+import { DEFAULT_LIMITS as D, type Limits } from '../limits.ts';
 import type { Env } from './load.ts';
 
 export interface ProviderConfig {
@@ -157,22 +158,45 @@ export function resolveModels(
     secrets,
     ...(sensitive ? { sensitiveRoute: sensitive } : {}),
     offload: {
-      defaultBytes: offload.threshold_bytes ?? 8192,
-      thresholdBytes: { shell: offload.shell_threshold_bytes ?? 4096 },
-      retentionMs: (offload.retention_days ?? 7) * 24 * 60 * 60 * 1000,
+      defaultBytes: offload.threshold_bytes ?? D.offload.defaultBytes,
+      thresholdBytes: { ...D.offload.thresholdBytes, ...shellThreshold(offload.shell_threshold_bytes) },
+      retentionMs:
+        offload.retention_days === undefined ? D.offload.retentionMs : offload.retention_days * DAY_MS,
     },
     compaction: {
-      budgetTokens: tree.compaction?.budget_tokens ?? 24_000,
-      keepTurns: tree.compaction?.keep_turns ?? 4,
+      budgetTokens: tree.compaction?.budget_tokens ?? D.compaction.budgetTokens,
+      keepTurns: tree.compaction?.keep_turns ?? D.compaction.keepTurns,
     },
     loop: {
-      maxSteps: loop.max_steps ?? 16,
-      maxRepeats: loop.max_repeats ?? 3,
-      parallelTools: loop.parallel_tools ?? 4,
-      toolTimeoutMs: (loop.tool_timeout_s ?? 60) * 1000,
-      permissionTimeoutMs: (loop.permission_timeout_s ?? 1800) * 1000,
-      grantTtlMs: (loop.grant_ttl_hours ?? 12) * 60 * 60 * 1000,
+      maxSteps: loop.max_steps ?? D.maxSteps,
+      maxRepeats: loop.max_repeats ?? D.maxRepeats,
+      parallelTools: loop.parallel_tools ?? D.parallelTools,
+      toolTimeoutMs: loop.tool_timeout_s === undefined ? D.toolTimeoutMs : loop.tool_timeout_s * 1000,
+      permissionTimeoutMs:
+        loop.permission_timeout_s === undefined ? D.permissionTtlMs : loop.permission_timeout_s * 1000,
+      grantTtlMs: loop.grant_ttl_hours === undefined ? D.grantTtlMs : loop.grant_ttl_hours * HOUR_MS,
     },
+  };
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+const shellThreshold = (bytes: number | undefined): Record<string, number> =>
+  bytes === undefined ? {} : { shell: bytes };
+
+/** The one `Limits` the core runs under, from the configured sections. */
+export function limitsOf(models: Pick<ModelsConfig, 'loop' | 'offload' | 'compaction'>): Limits {
+  const { loop, offload, compaction } = models;
+  return {
+    ...D,
+    maxSteps: loop.maxSteps,
+    maxRepeats: loop.maxRepeats,
+    parallelTools: loop.parallelTools,
+    toolTimeoutMs: loop.toolTimeoutMs,
+    permissionTtlMs: loop.permissionTimeoutMs,
+    grantTtlMs: loop.grantTtlMs,
+    offload,
+    compaction,
   };
 }
 

@@ -1,61 +1,18 @@
-import type { ReplySink } from '../channel/port.ts';
-import { type Route, type RouterDeps, streamRoute } from '../gateway/router.ts';
+// The loop's types live in turn-types.ts, so the parts of a step import them without a cycle.
+import { type Route, streamRoute } from '../gateway/router.ts';
 import type { ChatMessage, ToolCall } from '../gateway/types.ts';
-import type { Logger } from '../log.ts';
-import type { OutputStore } from '../offload/output-store.ts';
-import type { PermissionGate } from '../permissions/gate.ts';
-
-import type { Db } from '../store/db.ts';
-import type { PermissionRequests } from '../store/permission-requests.ts';
-import type { Session, SessionLog } from '../store/session-log.ts';
-import type { ToolRegistry } from '../tools/registry.ts';
-import { type Ceilings, FINISH_NOW, REPEAT_STOP, stepDirective, trailingRepeats } from './ceilings.ts';
+import type { SessionLog } from '../store/session-log.ts';
+import { FINISH_NOW, REPEAT_STOP, stepDirective, trailingRepeats } from './ceilings.ts';
 import { compactIfNeeded } from './compaction.ts';
 import { effortAfter } from './effort.ts';
 import { routeFor } from './sensitive.ts';
-import { rebuildConversation, type SessionEvent, type SessionEventData } from './session-events.ts';
+import { rebuildConversation } from './session-events.ts';
 import { systemPrompt } from './system-prompt.ts';
 import { settleOpenCalls } from './tool-step.ts';
-import { turnState, uniqueCallIds } from './turn-state.ts';
+import { type TurnState, turnState, uniqueCallIds } from './turn-state.ts';
+import type { LoopDeps, TurnContext, TurnLog, TurnStatus } from './turn-types.ts';
 
-export interface LoopDeps {
-  db: Db;
-  sessions: SessionLog;
-  requests: PermissionRequests;
-  gate: PermissionGate;
-  tools: ToolRegistry;
-  route: Route;
-  router: RouterDeps;
-  log: Logger;
-  now: () => Date;
-  ceilings: Ceilings;
-  /** Tool calls of one step that run at once. */
-  parallel: number;
-  workspace: string;
-  permissionTtlMs: number;
-  /** The limit for tools that set none of their own. */
-  toolTimeoutMs: number;
-  outputs: OutputStore;
-  /** Results larger than this (bytes) are stored and replaced by a digest; per tool, or default. */
-  offload: { defaultBytes: number; thresholdBytes: Readonly<Record<string, number>> };
-  /** Where a session goes once it has touched private data; without it, sensitive tools are refused. */
-  sensitiveRoute?: Route;
-  /** One line per installed skill, for the system prompt. */
-  skillIndex: string;
-  /** Older turns are summarized when the context passes this budget. */
-  compaction: { budgetTokens: number; keepTurns: number };
-}
-
-export interface TurnContext {
-  session: Session;
-  turnId: string;
-  sink: ReplySink;
-  /** No owner is there to ask (scheduled digests): "ask" becomes a denial with a rewrite hint. */
-  unattended: boolean;
-  signal?: AbortSignal;
-}
-
-export type TurnStatus = 'answered' | 'parked' | 'failed' | 'ended';
+export type { LoopDeps, TurnContext, TurnLog, TurnStatus };
 
 const RESEARCH_COERCION =
   'This is a research question. Before answering, gather evidence with the tools you have, then answer from what you found.';
@@ -66,92 +23,118 @@ const RESEARCH_COERCION =
  * crash) and carry on later from the log alone.
  */
 export async function driveTurn(deps: LoopDeps, turn: TurnContext): Promise<TurnStatus> {
-  const { session } = turn;
+  await turn.sink({ type: 'turn_started', turnId: turn.turnId });
+  const status = await runTurn(deps, turn);
+  await turn.sink({ type: 'turn_ended', turnId: turn.turnId, status });
+  return status;
+}
+
+async function runTurn(deps: LoopDeps, turn: TurnContext): Promise<TurnStatus> {
   // Read once; afterwards this loop is the only writer of the turn, so its appends keep it current.
-  const log = await openTurnLog(deps.sessions, session.id, turn.turnId);
-  await compactIfNeeded(deps, log, deps.compaction);
+  const log = await openTurnLog(deps.sessions, turn.session.id, turn.turnId);
+  await compactIfNeeded(deps, log, deps.limits.compaction);
   for (;;) {
-    const events = log.events;
-    const state = turnState(events, turn.turnId);
+    if (turn.signal.aborted) return 'interrupted';
+    const state = turnState(log.events, turn.turnId);
     if (state.ended) return 'ended';
-
-    if (state.openCalls.length > 0) {
-      const parked = await settleOpenCalls(deps, turn, log, state.openCalls, state);
-      if (parked) return 'parked';
+    if (state.openCalls.length === 0) {
+      const status = await modelStep(deps, turn, log, state);
+      if (status) return status;
       continue;
     }
-
-    const step = state.steps.length + 1;
-    const repeats = trailingRepeats(state.steps);
-    const directive = stepDirective(step, repeats, deps.ceilings);
-    const messages: ChatMessage[] = [
-      { role: 'system', content: systemPrompt(deps.now(), deps.skillIndex) },
-      ...rebuildConversation(events),
-    ];
-    if (directive === 'warn') messages.push({ role: 'system', content: FINISH_NOW });
-    if (directive === 'final' && repeats >= deps.ceilings.maxRepeats)
-      messages.push({ role: 'system', content: REPEAT_STOP });
-
-    let text = '';
-    const calls: ToolCall[] = [];
-    let failure: string | undefined;
-    const route = routeFor(deps, events);
-    let model = route.entries[0]?.model ?? '';
-    const stream = streamRoute(
-      route,
-      {
-        messages,
-        tools: directive === 'final' ? undefined : deps.tools.specs(),
-        effort: effortAfter(state.lastOutcome),
-        signal: turn.signal,
-      },
-      deps.router,
-    );
-    for await (const event of stream) {
-      if (event.type === 'model') model = event.entry.model;
-      else if (event.type === 'text_delta') {
-        text += event.text;
-        await turn.sink({ type: 'text_delta', text: event.text });
-      } else if (event.type === 'tool_call') calls.push(event.call);
-      else if (event.type === 'error') failure = event.message;
-    }
-
-    if (failure) {
-      await log.append({ kind: 'model_error', message: failure, route: route.name });
-      await log.append({ kind: 'turn_ended', outcome: 'failed' });
-      deps.log.warn({ sessionId: session.id, route: route.name }, `model call failed: ${failure}`);
-      await turn.sink({
-        type: 'notice',
-        level: 'error',
-        text: `model: ${failure}${text ? ' (the reply above was cut off)' : ''}; your message is kept, so send another when the model is back`,
-      });
-      return 'failed';
-    }
-
-    // On the final step no tools were offered; a model that calls one anyway is not obeyed.
-    const toolCalls = directive === 'final' ? [] : uniqueCallIds(calls, events);
-    await log.append(
-      toolCalls.length > 0
-        ? { kind: 'assistant_message', text, toolCalls, model, route: route.name }
-        : { kind: 'assistant_message', text, model, route: route.name },
-    );
-    if (toolCalls.length > 0) continue;
-
-    // Loading a skill is not evidence; any other tool call is.
-    const usedTools = state.steps.some((s) => s.some((c) => c.name !== 'load_skill'));
-    if (state.research && !usedTools && !state.coerced) {
-      await log.append({ kind: 'harness_note', text: RESEARCH_COERCION });
-      continue;
-    }
-    await log.append({ kind: 'turn_ended', outcome: 'answered' });
-    await turn.sink({ type: 'reply', text });
-    return 'answered';
+    const step = await settleOpenCalls(deps, turn, log, state.openCalls, state);
+    if (step !== 'done') return step;
   }
 }
 
-export interface TurnLog {
-  events: SessionEvent[];
-  append(data: SessionEventData): Promise<void>;
+/** One model step; a status when the turn stops here, undefined when tool calls follow. */
+async function modelStep(
+  deps: LoopDeps,
+  turn: TurnContext,
+  log: TurnLog,
+  state: TurnState,
+): Promise<TurnStatus | undefined> {
+  const step = state.steps.length + 1;
+  const repeats = trailingRepeats(state.steps);
+  const directive = stepDirective(step, repeats, deps.limits);
+  const messages: ChatMessage[] = [
+    { role: 'system', content: systemPrompt(deps.now(), deps.skillIndex) },
+    ...rebuildConversation(log.events),
+  ];
+  if (directive === 'warn') messages.push({ role: 'system', content: FINISH_NOW });
+  if (directive === 'final' && repeats >= deps.limits.maxRepeats)
+    messages.push({ role: 'system', content: REPEAT_STOP });
+  const route = routeFor(deps, log.events);
+  const tools = directive === 'final' ? undefined : deps.tools.specs();
+  const { text, calls, failure, model } = await consume(deps, turn, route, {
+    messages,
+    tools,
+    effort: effortAfter(state.lastOutcome),
+    signal: turn.signal,
+  });
+  // A stop is not a model failure: nothing of the step is written, and the next start asks again.
+  if (turn.signal.aborted) return 'interrupted';
+  if (failure !== undefined) return failed(deps, turn, log, route.name, failure, text);
+
+  // On the final step no tools were offered; a model that calls one anyway is not obeyed.
+  const toolCalls = directive === 'final' ? [] : uniqueCallIds(calls, log.events);
+  await log.append(
+    toolCalls.length > 0
+      ? { kind: 'assistant_message', text, toolCalls, model, route: route.name }
+      : { kind: 'assistant_message', text, model, route: route.name },
+  );
+  if (toolCalls.length > 0) return undefined;
+
+  // Loading a skill is not evidence; any other tool call is.
+  const usedTools = state.steps.some((s) => s.some((c) => c.name !== 'load_skill'));
+  if (state.research && !usedTools && !state.coerced) {
+    await log.append({ kind: 'harness_note', text: RESEARCH_COERCION });
+    return undefined;
+  }
+  await log.append({ kind: 'turn_ended', outcome: 'answered' });
+  await turn.sink({ type: 'reply', text });
+  return 'answered';
+}
+
+/** Streams one model call to the sink and gathers what it said. */
+async function consume(
+  deps: LoopDeps,
+  turn: TurnContext,
+  route: Route,
+  request: Parameters<typeof streamRoute>[1],
+): Promise<{ text: string; calls: ToolCall[]; failure?: string; model: string }> {
+  let text = '';
+  const calls: ToolCall[] = [];
+  let failure: string | undefined;
+  let model = route.entries[0]?.model ?? '';
+  for await (const event of streamRoute(route, request, deps.router)) {
+    if (event.type === 'model') model = event.entry.model;
+    else if (event.type === 'text_delta') {
+      text += event.text;
+      await turn.sink({ type: 'text_delta', text: event.text });
+    } else if (event.type === 'tool_call') calls.push(event.call);
+    else if (event.type === 'error') failure = event.message;
+  }
+  return failure === undefined ? { text, calls, model } : { text, calls, failure, model };
+}
+
+async function failed(
+  deps: LoopDeps,
+  turn: TurnContext,
+  log: TurnLog,
+  routeName: string,
+  failure: string,
+  text: string,
+): Promise<TurnStatus> {
+  await log.append({ kind: 'model_error', message: failure, route: routeName });
+  await log.append({ kind: 'turn_ended', outcome: 'failed' });
+  deps.log.warn({ sessionId: turn.session.id, route: routeName }, `model call failed: ${failure}`);
+  await turn.sink({
+    type: 'notice',
+    level: 'error',
+    text: `model: ${failure}${text ? ' (the reply above was cut off)' : ''}; your message is kept, so send another when the model is back`,
+  });
+  return 'failed';
 }
 
 async function openTurnLog(sessions: SessionLog, sessionId: string, turnId: string): Promise<TurnLog> {
@@ -160,6 +143,9 @@ async function openTurnLog(sessions: SessionLog, sessionId: string, turnId: stri
     events,
     async append(data) {
       const id = await sessions.append(sessionId, data, turnId);
+      events.push({ id, sessionId, turnId, data, createdAt: new Date() });
+    },
+    adopt({ id, data }) {
       events.push({ id, sessionId, turnId, data, createdAt: new Date() });
     },
   };

@@ -1,4 +1,5 @@
 import type { ToolCall } from '../gateway/types.ts';
+import { DEFAULT_LIMITS } from '../limits.ts';
 
 export interface Ceilings {
   /** The step at which tools are dropped and the model must answer. */
@@ -7,7 +8,10 @@ export interface Ceilings {
   maxRepeats: number;
 }
 
-export const DEFAULT_CEILINGS: Ceilings = { maxSteps: 16, maxRepeats: 3 };
+export const DEFAULT_CEILINGS: Ceilings = {
+  maxSteps: DEFAULT_LIMITS.maxSteps,
+  maxRepeats: DEFAULT_LIMITS.maxRepeats,
+};
 
 /**
  * What a step may do. `tools`: the normal case. `warn`: the model is told to finish (step 15 of 16).

@@ -1,8 +1,8 @@
 import { streamRoute } from '../gateway/router.ts';
 import type { ChatMessage } from '../gateway/types.ts';
-import type { LoopDeps, TurnLog } from './agent-loop.ts';
 import { routeFor } from './sensitive.ts';
 import { rebuildConversation, type SessionEvent } from './session-events.ts';
+import type { LoopDeps, TurnLog } from './turn-types.ts';
 
 /** A rough token count (4 characters a token); the budget is a guard rail, not an invoice. */
 export function estimateTokens(messages: readonly ChatMessage[]): number {

@@ -1,10 +1,9 @@
+import type { OutputReading } from '../channel/port.ts';
 import type { Logger } from '../log.ts';
 import type { OutputStore } from '../offload/output-store.ts';
 import type { Db } from '../store/db.ts';
 
-export type OutputReading =
-  | { ok: true; tool: string; bytes: number; lines: number; pages: AsyncIterable<string> }
-  | { ok: false; reason: 'not_owner' | 'unknown'; text: string };
+export type { OutputReading };
 
 /** Lines per page when an output is read whole; each line ends with a newline. */
 const OUTPUT_PAGE_LINES = 2000;

@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolCall } from '../gateway/types.ts';
+import type { Decision, Layer } from '../permissions/vocabulary.ts';
 
 /**
  * Everything that happens in a session, as appended to `session_events` before it is acted on.
@@ -10,16 +11,25 @@ export type SessionEventData =
   /** Written just before a tool runs: a call started but never finished was cut off by a crash. */
   | { kind: 'tool_started'; callId: string; tool: string; sensitive?: boolean }
   | { kind: 'tool_result'; callId: string; tool: string; content: string; isError: boolean }
+  /**
+   * Written in the same transaction as the request row (src/core/approvals.ts). It carries what
+   * the owner is shown and what runs if approved, so the loop reads decisions from the log alone.
+   * Events written before these fields existed lack `args`, `canonical` and `expiresAt`.
+   */
   | {
       kind: 'permission_requested';
       callId: string;
       requestId: string;
       tool: string;
       score: number;
-      layer: string;
+      layer: Layer;
       rationale: string;
+      args?: Record<string, unknown>;
+      canonical?: string;
+      /** ISO time after which an unanswered request counts as a timeout. */
+      expiresAt?: string;
     }
-  | { kind: 'permission_decision'; callId: string; requestId: string; decision: string; decidedBy: string }
+  | { kind: 'permission_decision'; callId: string; requestId: string; decision: Decision; decidedBy: string }
   | { kind: 'model_error'; message: string; route: string }
   /** The harness speaking to the model (e.g. the one research coercion); replayed as a user turn. */
   | { kind: 'harness_note'; text: string }

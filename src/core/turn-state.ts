@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ToolCall } from '../gateway/types.ts';
+import { approves, type Decision } from '../permissions/vocabulary.ts';
 import type { StepOutcome } from './effort.ts';
-import type { SessionEvent } from './session-events.ts';
+import type { SessionEvent, SessionEventData } from './session-events.ts';
+
+export type AskedEvent = Extract<SessionEventData, { kind: 'permission_requested' }>;
 
 /** Where a turn stands, derived from the log alone, so a turn resumes the same after a restart. */
 export interface TurnState {
@@ -18,7 +21,9 @@ export interface TurnState {
    */
   started: ReadonlySet<string>;
   requests: ReadonlyMap<string, string>;
-  decisions: ReadonlyMap<string, string>;
+  /** Call id to the question as it was logged: what the owner was shown and its deadline. */
+  asked: ReadonlyMap<string, AskedEvent>;
+  decisions: ReadonlyMap<string, Decision>;
   /** What happened last, for effort dialing. */
   lastOutcome: StepOutcome;
   coerced: boolean;
@@ -31,7 +36,8 @@ export function turnState(events: readonly SessionEvent[], turnId: string): Turn
   const results = new Map<string, boolean>();
   const started = new Set<string>();
   const requests = new Map<string, string>();
-  const decisions = new Map<string, string>();
+  const asked = new Map<string, AskedEvent>();
+  const decisions = new Map<string, Decision>();
   let ended = false;
   let research = false;
   let coerced = false;
@@ -55,6 +61,7 @@ export function turnState(events: readonly SessionEvent[], turnId: string): Turn
         results.clear();
         started.clear();
         requests.clear();
+        asked.clear();
         decisions.clear();
         break;
       case 'tool_started':
@@ -65,6 +72,7 @@ export function turnState(events: readonly SessionEvent[], turnId: string): Turn
         break;
       case 'permission_requested':
         requests.set(data.callId, data.requestId);
+        asked.set(data.callId, data);
         break;
       case 'permission_decision':
         decisions.set(data.callId, data.decision);
@@ -84,11 +92,23 @@ export function turnState(events: readonly SessionEvent[], turnId: string): Turn
   if (latest.length > 0 && openCalls.length === 0) {
     const denied = latest.some((c) => {
       const d = decisions.get(c.id);
-      return d !== undefined && d !== 'once' && d !== 'session';
+      return d !== undefined && !approves(d);
     });
     lastOutcome = denied ? 'denial' : latest.some((c) => results.get(c.id)) ? 'failure' : 'clean';
   }
-  return { ended, research, steps, openCalls, started, requests, decisions, lastOutcome, coerced, lastText };
+  return {
+    ended,
+    research,
+    steps,
+    openCalls,
+    started,
+    requests,
+    asked,
+    decisions,
+    lastOutcome,
+    coerced,
+    lastText,
+  };
 }
 
 /** Turns of a session that began and never ended, oldest first. */

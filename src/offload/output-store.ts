@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Db } from '../store/db.ts';
 import { createDigestBuilder } from './digest.ts';
 
-export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+export const DEFAULT_RETENTION_MS = DEFAULT_LIMITS.offload.retentionMs;
 /** Stored piece size: large enough for few rows, small enough to keep memory flat. */
 const CHUNK_CHARS = 256 * 1024;
 

@@ -10,7 +10,7 @@ import {
   type PermissionGate,
   type Verdict,
 } from './gate.ts';
-import { analyzeShell, judgeShell, MAX_JUDGED_LENGTH, safely } from './judge-shell.ts';
+import { judgeShell, MAX_JUDGED_LENGTH, safely } from './judge-shell.ts';
 import type { Judgement } from './judgement.ts';
 import { guardToolArgs, guardWritePath } from './policy-guard.ts';
 import { isInterpreter, isShell } from './rules-interpreters.ts';
@@ -82,6 +82,7 @@ export function permissionChain(options: ChainOptions): PermissionGate {
           canonical,
         };
       }
+      const grant = { kind: 'tool', score: 2 } as const;
       if (await grants.covers(call.sessionId, tool, 2)) {
         return {
           verdict: 'allow',
@@ -89,6 +90,7 @@ export function permissionChain(options: ChainOptions): PermissionGate {
           score: 2,
           rationale: `you allowed ${tool} for this session`,
           canonical,
+          grant,
         };
       }
       return {
@@ -97,46 +99,43 @@ export function permissionChain(options: ChainOptions): PermissionGate {
         score: 2,
         rationale: `${tool} is not exempt, so the owner decides`,
         canonical,
+        grant,
       };
     },
 
-    async grant(call) {
-      const { tool, args } = call;
-      if (tool !== 'shell') {
-        if (exempt.has(tool)) return;
-        if (tool === 'write_file' ? guardWritePath(args.path, workspace) : guardToolArgs(args, workspace))
+    async grant(call, key, tx) {
+      switch (key?.kind) {
+        case undefined:
+        case 'none':
           return;
-        await grants.add(call.sessionId, tool, 2);
-        return;
-      }
-      if (typeof args.command !== 'string' || args.command.length > MAX_JUDGED_LENGTH) return;
-      let analysis: ReturnType<typeof analyzeShell>;
-      try {
-        analysis = analyzeShell(args.command, workspace);
-      } catch {
-        return; // judge() failed closed on this command too; nothing to grant
-      }
-      const { refused, classification } = analysis;
-      if (refused || classification.score >= 3) return;
-      const scopes = grantScopes(classification.segments);
-      if (!scopes) return;
-      for (const scope of scopes) {
-        await grants.add(call.sessionId, 'shell', scoreOf(classification.segments, scope), scope);
+        case 'tool':
+          await grants.add(call.sessionId, call.tool, key.score, undefined, tx);
+          return;
+        case 'shell':
+          for (const { scope, score } of key.scopes) {
+            await grants.add(call.sessionId, 'shell', score, scope, tx);
+          }
+          return;
       }
     },
   };
 
+  /** One parse per judgement: the verdict carries the grant key, so a grant never parses again. */
   async function judgeShellCall(sessionId: string, command: unknown): Promise<Verdict> {
     if (typeof command !== 'string' || command.length > MAX_JUDGED_LENGTH || command.trim() === '') {
       return judgeShell(command as string, workspace);
     }
-    const verdict = safely(command, workspace);
-    if (verdict.verdict !== 'ask' || verdict.score >= 3) return verdict;
-    const { segments } = analyzeShell(command, workspace).classification;
+    const { verdict, analysis } = safely(command, workspace);
+    if (verdict.verdict !== 'ask' || verdict.score >= 3 || !analysis) return verdict;
+    const { segments } = analysis.classification;
     const scopes = grantScopes(segments);
     if (!scopes || scopes.length === 0) return verdict;
-    for (const scope of scopes) {
-      if (!(await grants.covers(sessionId, 'shell', scoreOf(segments, scope), scope))) return verdict;
+    const key = {
+      kind: 'shell',
+      scopes: scopes.map((scope) => ({ scope, score: scoreOf(segments, scope) })),
+    } as const;
+    for (const { scope, score } of key.scopes) {
+      if (!(await grants.covers(sessionId, 'shell', score, scope))) return { ...verdict, grant: key };
     }
     const names = scopes.map(describeScope).join(', ');
     return {
@@ -144,6 +143,7 @@ export function permissionChain(options: ChainOptions): PermissionGate {
       verdict: 'allow',
       layer: 'grant',
       rationale: `you allowed ${names} for this session`,
+      grant: key,
     };
   }
 }

@@ -1,13 +1,14 @@
-// The loop reaches permissions only through this interface. The full chain (policy guard, exempt
-// tools, danger classifier, narrow grants, ask) is `permissionChain` in chain.ts; `conservativeGate`
-// is the older stand-in that lets exempt tools through and asks the owner for everything else.
+// The loop reaches permissions only through this interface. The chain (policy guard, exempt
+// tools, danger classifier, narrow grants, ask) is `permissionChain` in chain.ts.
+import type { Queryable } from '../store/db.ts';
+import type { Layer } from './vocabulary.ts';
 
 export type VerdictKind = 'allow' | 'ask' | 'deny';
 
 export interface Verdict {
   verdict: VerdictKind;
-  /** The layer that decided, e.g. "exempt", "grant", "default". */
-  layer: string;
+  /** The layer that decided. */
+  layer: Layer;
   /** 0 harmless … 3 destructive; score 3 always asks and no grant covers it. */
   score: number;
   /** One line the owner can read. */
@@ -17,7 +18,17 @@ export interface Verdict {
    * judged (never rebuilt from a parse); for other tools, the arguments as JSON.
    */
   canonical?: string;
+  /**
+   * What "allow for this session" would store, worked out when the call was judged so a grant
+   * never parses the command again: a whole tool (`tool`), shell scopes, or nothing (`none`).
+   */
+  grant?: GrantKey;
 }
+
+export type GrantKey =
+  | { kind: 'none' }
+  | { kind: 'tool'; score: number }
+  | { kind: 'shell'; scopes: Array<{ scope: GrantScope; score: number }> };
 
 const LEVELS = ['harmless', 'low', 'moderate', 'destructive'] as const;
 
@@ -34,8 +45,11 @@ export interface PermissionCall {
 
 export interface PermissionGate {
   judge(call: PermissionCall): Promise<Verdict>;
-  /** Records the owner's "allow for this session" for calls like this one. */
-  grant(call: PermissionCall, verdict: Verdict): Promise<void>;
+  /**
+   * Records the owner's "allow for this session" for calls like this one, from the key the verdict
+   * carried; inside the caller's transaction when one is given.
+   */
+  grant(call: PermissionCall, key: GrantKey | undefined, tx?: Queryable): Promise<void>;
 }
 
 /** Matched by exact name only: outsiders choose tool names, so no prefix or suffix ever counts. */
@@ -71,46 +85,9 @@ export interface GrantStore {
   /** A live grant for this tool (and scope, when given) at or above `score`; never for score 3. */
   covers(sessionId: string, tool: string, score: number, scope?: GrantScope): Promise<boolean>;
   /** Records a grant; a live one with the same tool and scope is renewed instead. Ignores score 3. */
-  add(sessionId: string, tool: string, maxScore: number, scope?: GrantScope): Promise<void>;
+  add(sessionId: string, tool: string, maxScore: number, scope?: GrantScope, tx?: Queryable): Promise<void>;
   /** The session's live grants, oldest first (for /grants). */
   list(sessionId: string): Promise<Grant[]>;
   /** Revokes one grant (its id or a unique prefix of at least 4 characters) or 'all'; returns how many. */
   revoke(sessionId: string, which: string): Promise<number>;
-}
-
-export function conservativeGate(
-  grants: GrantStore,
-  exempt: ReadonlySet<string> = EXEMPT_TOOLS,
-): PermissionGate {
-  return {
-    async judge(call) {
-      if (exempt.has(call.tool)) {
-        return {
-          verdict: 'allow',
-          layer: 'exempt',
-          score: 0,
-          rationale: `${call.tool} is exempt: it has its own guard`,
-        };
-      }
-      const score = 2;
-      if (await grants.covers(call.sessionId, call.tool, score)) {
-        return {
-          verdict: 'allow',
-          layer: 'grant',
-          score,
-          rationale: `you allowed ${call.tool} for this session`,
-        };
-      }
-      return {
-        verdict: 'ask',
-        layer: 'default',
-        score,
-        rationale: `${call.tool} is not exempt, so the owner decides`,
-      };
-    },
-    async grant(call, verdict) {
-      if (verdict.score >= 3) return;
-      await grants.add(call.sessionId, call.tool, verdict.score);
-    },
-  };
 }

@@ -74,7 +74,7 @@ export function judgeShell(command: string, workspace: string): Verdict {
       canonical,
     };
   }
-  return safely(command, resolved(workspace));
+  return safely(command, resolved(workspace)).verdict;
 }
 
 let lastWorkspace = { given: '', resolved: '' };
@@ -84,18 +84,21 @@ function resolved(workspace: string): string {
   return lastWorkspace.resolved;
 }
 
-/** analyzeShell + verdictOf; a bug in a rule fails closed (deny if a raw token is refused, else ask). */
-export function safely(command: string, workspace: string): Verdict {
+/**
+ * analyzeShell + verdictOf, with the analysis for callers that need its segments; a bug in a rule
+ * fails closed (deny if a raw token is refused, else ask) and then has no analysis.
+ */
+export function safely(command: string, workspace: string): { verdict: Verdict; analysis?: ShellAnalysis } {
   try {
-    const { refused, classification } = analyzeShell(command, workspace);
-    return verdictOf(refused, classification, command);
+    const analysis = analyzeShell(command, workspace);
+    return { verdict: verdictOf(analysis.refused, analysis.classification, command), analysis };
   } catch (error) {
     const what = `the classifier failed (${(error as Error).message})`;
     const refused = command
       .split(/[\s'"`;&|<>()]+/)
       .map((word) => refusePath(word, { workspace }))
       .find(Boolean);
-    return verdictOf(refused, { score: 3, reason: what, segments: [] }, command);
+    return { verdict: verdictOf(refused, { score: 3, reason: what, segments: [] }, command) };
   }
 }
 

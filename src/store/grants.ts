@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Grant, GrantScope, GrantStore } from '../permissions/gate.ts';
-import type { Db } from './db.ts';
+import type { Db, Queryable } from './db.ts';
 
-export const DEFAULT_GRANT_TTL_MS = 12 * 60 * 60 * 1000;
+export const DEFAULT_GRANT_TTL_MS = DEFAULT_LIMITS.grantTtlMs;
 
 interface Row {
   id: string;
@@ -45,12 +46,12 @@ export function sessionGrants(db: Db, now: () => Date, ttlMs = DEFAULT_GRANT_TTL
       return found.rows.length > 0;
     },
 
-    async add(sessionId, tool, maxScore, scope?: GrantScope) {
+    async add(sessionId, tool, maxScore, scope?: GrantScope, outer?: Queryable) {
       if (maxScore >= 3 || maxScore < 0) return;
       const at = now();
       const expires = new Date(at.getTime() + ttlMs);
       const params = [sessionId, at, tool, scope?.program ?? null, scope?.subcommand ?? null];
-      await db.transaction(async (tx) => {
+      const work = async (tx: Queryable) => {
         const renewed = await tx.query(
           `update session_grants set expires_at = $6, max_score = greatest(max_score, $7)
              where ${LIVE} and ${SAME_SCOPE} returning id`,
@@ -62,7 +63,9 @@ export function sessionGrants(db: Db, now: () => Date, ttlMs = DEFAULT_GRANT_TTL
              values ($1, $2, $3, $4, $5, $6, $7, $8)`,
           [randomUUID(), sessionId, tool, params[3], params[4], maxScore, at, expires],
         );
-      });
+      };
+      // Inside a caller's transaction (an approval) the grant commits or vanishes with it.
+      await (outer ? work(outer) : db.transaction(work));
     },
 
     async list(sessionId) {

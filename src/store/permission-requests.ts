@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from './db.ts';
+import type { GrantKey } from '../permissions/gate.ts';
+import { approves, asLayer, type Decision, type Layer } from '../permissions/vocabulary.ts';
+import type { Db, Queryable } from './db.ts';
 
+export type { Decision };
 export type RequestStatus = 'pending' | 'approved' | 'denied' | 'expired';
-export type Decision = 'once' | 'session' | 'deny' | 'timeout' | 'auto_deny';
 
 export interface PermissionRequest {
   id: string;
@@ -13,11 +15,13 @@ export interface PermissionRequest {
   args: Record<string, unknown>;
   canonical: string;
   score: number;
-  layer: string;
+  layer: Layer;
   rationale: string;
+  grant: GrantKey | null;
   status: RequestStatus;
   decision: Decision | null;
   decidedBy: string | null;
+  createdAt: Date;
   expiresAt: Date;
 }
 
@@ -32,14 +36,16 @@ interface Row {
   score: number;
   layer: string;
   rationale: string;
+  grant_key: GrantKey | null;
   status: RequestStatus;
   decision: Decision | null;
   decided_by: string | null;
+  created_at: Date;
   expires_at: Date;
 }
 
 const COLUMNS =
-  'id, session_id, turn_id, call_id, tool, args, canonical, score, layer, rationale, status, decision, decided_by, expires_at';
+  'id, session_id, turn_id, call_id, tool, args, canonical, score, layer, rationale, grant_key, status, decision, decided_by, created_at, expires_at';
 
 const toRequest = (r: Row): PermissionRequest => ({
   id: r.id,
@@ -50,37 +56,47 @@ const toRequest = (r: Row): PermissionRequest => ({
   args: r.args,
   canonical: r.canonical,
   score: r.score,
-  layer: r.layer,
+  layer: asLayer(r.layer),
   rationale: r.rationale,
+  grant: r.grant_key,
   status: r.status,
   decision: r.decision,
   decidedBy: r.decided_by,
+  createdAt: new Date(r.created_at),
   expiresAt: new Date(r.expires_at),
 });
+
+export type NewRequest = Omit<
+  PermissionRequest,
+  'id' | 'status' | 'decision' | 'decidedBy' | 'createdAt' | 'expiresAt'
+> & { expiresAt: Date };
 
 export type SettleResult =
   | { ok: true; request: PermissionRequest }
   | { ok: false; reason: 'unknown' | 'settled' | 'expired'; request?: PermissionRequest };
 
+const statusOf = (decision: Decision): RequestStatus =>
+  decision === 'superseded' ? 'expired' : approves(decision) ? 'approved' : 'denied';
+
+/**
+ * The `permission_requests` rows: lookup by id, turn and deadline. Writers take the transaction
+ * they belong to (src/core/approvals.ts pairs every write with its session event).
+ */
 export function permissionRequests(db: Db) {
-  const find = async (id: string) => {
+  const find = async (id: string, q: Queryable = db) => {
     // A malformed id is simply unknown, never a database error.
     if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
-    const found = await db.query<Row>(`select ${COLUMNS} from permission_requests where id = $1`, [id]);
+    const found = await q.query<Row>(`select ${COLUMNS} from permission_requests where id = $1`, [id]);
     return found.rows[0] ? toRequest(found.rows[0]) : undefined;
   };
   return {
     find,
-    async create(
-      input: Omit<PermissionRequest, 'id' | 'status' | 'decision' | 'decidedBy' | 'expiresAt'>,
-      ttlMs: number,
-      now: Date,
-    ): Promise<PermissionRequest> {
+    async create(q: Queryable, input: NewRequest): Promise<PermissionRequest> {
       const id = randomUUID();
-      await db.query(
+      const created = await q.query<Row>(
         `insert into permission_requests
-           (id, session_id, turn_id, call_id, tool, args, canonical, score, layer, rationale, expires_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+           (id, session_id, turn_id, call_id, tool, args, canonical, score, layer, rationale, grant_key, expires_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) returning ${COLUMNS}`,
         [
           id,
           input.sessionId,
@@ -92,40 +108,42 @@ export function permissionRequests(db: Db) {
           input.score,
           input.layer,
           input.rationale,
-          new Date(now.getTime() + ttlMs),
+          input.grant === null ? null : JSON.stringify(input.grant),
+          input.expiresAt,
         ],
       );
-      const created = await find(id);
-      if (!created) throw new Error(`permission request ${id} was not stored`);
-      return created;
+      const row = created.rows[0];
+      if (!row) throw new Error(`permission request ${id} was not stored`);
+      return toRequest(row);
     },
 
     /**
-     * Settles a pending request exactly once; a second decision changes nothing. An expired request
-     * can only be settled as a timeout (`evenIfExpired`), never approved late.
+     * Settles a pending request exactly once; a second decision changes nothing. An expired
+     * request can only be closed by its deadline or a new message, never approved late.
      */
     async settle(
+      q: Queryable,
       id: string,
       decision: Decision,
       decidedBy: string,
       now: Date,
-      evenIfExpired = false,
     ): Promise<SettleResult> {
-      const status: RequestStatus = decision === 'once' || decision === 'session' ? 'approved' : 'denied';
-      const updated = await db.query<Row>(
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return { ok: false, reason: 'unknown' };
+      const late = decision === 'timeout' || decision === 'superseded';
+      const updated = await q.query<Row>(
         `update permission_requests set status = $2, decision = $3, decided_by = $4, decided_at = $5
          where id = $1 and status = 'pending' and (expires_at > $5 or $6) returning ${COLUMNS}`,
-        [id, status, decision, decidedBy, now, evenIfExpired],
+        [id, statusOf(decision), decision, decidedBy, now, late],
       );
       if (updated.rows[0]) return { ok: true, request: toRequest(updated.rows[0]) };
-      const request = await find(id);
+      const request = await find(id, q);
       if (!request) return { ok: false, reason: 'unknown' };
       return { ok: false, reason: request.status === 'pending' ? 'expired' : 'settled', request };
     },
 
-    async forTurn(turnId: string): Promise<PermissionRequest[]> {
-      const rows = await db.query<Row>(
-        `select ${COLUMNS} from permission_requests where turn_id = $1 order by created_at`,
+    async forTurn(turnId: string, q: Queryable = db): Promise<PermissionRequest[]> {
+      const rows = await q.query<Row>(
+        `select ${COLUMNS} from permission_requests where turn_id = $1 order by created_at, id`,
         [turnId],
       );
       return rows.rows.map(toRequest);
@@ -140,12 +158,14 @@ export function permissionRequests(db: Db) {
       return rows.rows.map(toRequest);
     },
 
-    /** Closes every pending request of a turn (superseded or timed out). */
-    async expireTurn(turnId: string, now: Date): Promise<void> {
-      await db.query(
-        "update permission_requests set status = 'expired', decided_at = $2 where turn_id = $1 and status = 'pending'",
-        [turnId, now],
+    /** Pending requests of one session still within their deadline, oldest first. */
+    async waiting(sessionId: string, now: Date): Promise<PermissionRequest[]> {
+      const rows = await db.query<Row>(
+        `select ${COLUMNS} from permission_requests
+         where session_id = $1 and status = 'pending' and expires_at > $2 order by created_at, id`,
+        [sessionId, now],
       );
+      return rows.rows.map(toRequest);
     },
   };
 }

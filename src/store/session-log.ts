@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionEvent, SessionEventData } from '../core/session-events.ts';
-import type { Db } from './db.ts';
+import type { Db, Queryable } from './db.ts';
 
 export interface Session {
   id: string;
@@ -94,17 +94,23 @@ export function sessionLog(db: Db) {
       return found.rows.length > 0;
     },
 
-    async append(sessionId: string, data: SessionEventData, turnId: string | null = null): Promise<number> {
+    /** Appends one event; inside the caller's transaction when `q` is given. */
+    async append(
+      sessionId: string,
+      data: SessionEventData,
+      turnId: string | null = null,
+      q: Queryable = db,
+    ): Promise<number> {
       const { kind, ...payload } = data;
-      const result = await db.query<{ id: number }>(
+      const result = await q.query<{ id: number }>(
         'insert into session_events (session_id, turn_id, kind, payload) values ($1, $2, $3, $4) returning id',
         [sessionId, turnId, kind, JSON.stringify(payload)],
       );
       return result.rows[0]?.id ?? 0;
     },
 
-    async events(sessionId: string): Promise<SessionEvent[]> {
-      const result = await db.query<{
+    async events(sessionId: string, q: Queryable = db): Promise<SessionEvent[]> {
+      const result = await q.query<{
         id: number;
         session_id: string;
         turn_id: string | null;

@@ -1,3 +1,4 @@
+import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Tool, ToolContext } from './types.ts';
 import { ToolInputError } from './types.ts';
 
@@ -9,7 +10,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<string> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
-export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+export const DEFAULT_TOOL_TIMEOUT_MS = DEFAULT_LIMITS.toolTimeoutMs;
 
 // setTimeout fires at once for delays past this; a longer limit is no limit in practice.
 const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -1,4 +1,5 @@
 // The console as a contract driver: steward as `steward chat` builds it, fed through a pipe.
+
 import { PassThrough } from 'node:stream';
 import { CONSOLE_CHANNEL, CONSOLE_OWNER, consoleChannel } from '../../adapters/console/console-channel.ts';
 import { buildAssistant } from '../../cli/build-assistant.ts';
@@ -6,6 +7,7 @@ import { openStore } from '../../cli/runtime.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { createLogger } from '../../src/log.ts';
 import type { ChannelDriver, PromptHandle } from './contract-drivers.ts';
+import { runChannel } from './run-channel.ts';
 import { tempDir } from './services.ts';
 import { waitFor } from './telegram-emulator.ts';
 
@@ -62,7 +64,8 @@ export function consoleDriver(): ChannelDriver {
         output += chunk;
       });
       const abort = new AbortController();
-      const done = consoleChannel({ input: stdin, output: stdout, errors: stderr }).run(
+      const done = runChannel(
+        consoleChannel({ input: stdin, output: stdout, errors: stderr }),
         built.assistant,
         abort.signal,
       );

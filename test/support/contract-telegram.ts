@@ -8,6 +8,7 @@ import type { PermissionDecision } from '../../src/channel/port.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { createLogger } from '../../src/log.ts';
 import { type ChannelDriver, type PromptHandle, sleep } from './contract-drivers.ts';
+import { runChannel } from './run-channel.ts';
 import { tempDir } from './services.ts';
 import { startTelegramEmulator, type TelegramEmulator, waitFor } from './telegram-emulator.ts';
 
@@ -56,7 +57,7 @@ export function telegramDriver(): ChannelDriver {
       const db = await openStore(rt);
       const built = await buildAssistant(rt, db, { telegram: String(OWNER) });
       const abort = new AbortController();
-      const done = telegramChannel({
+      const channel = telegramChannel({
         token: emulator.token,
         ownerId: OWNER,
         apiRoot: emulator.apiRoot,
@@ -64,7 +65,8 @@ export function telegramDriver(): ChannelDriver {
         transformers: [emulator.recorder],
         editIntervalMs: 100,
         polling: { idlePollMs: 25, timeoutSeconds: 0 },
-      }).run(built.assistant, abort.signal);
+      });
+      const done = runChannel(channel, built.assistant, abort.signal);
       const stopping = emulator;
       running = {
         async stop() {

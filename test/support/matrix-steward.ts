@@ -1,5 +1,6 @@
 // steward on Matrix for the end-to-end tests: the real channel against the test Synapse, the real
 // assistant, permission chain, shell tool and store, and the scripted model server.
+
 import { join } from 'node:path';
 import { type MatrixChannel, matrixChannel } from '../../adapters/matrix/matrix-channel.ts';
 import { createAssistant } from '../../src/core/assistant.ts';
@@ -14,6 +15,7 @@ import { openPglite } from '../../src/store/open-db.ts';
 import { createRetrieveOutputTool } from '../../src/tools/builtin/retrieve-output.ts';
 import { shellTool } from '../../src/tools/builtin/shell.ts';
 import { createToolRegistry } from '../../src/tools/registry.ts';
+import { runChannel } from './run-channel.ts';
 import type { ScriptedModel } from './scripted-model.ts';
 import type { MatrixEnv } from './services.ts';
 
@@ -75,7 +77,7 @@ export async function startSteward(
     pollMs: 1000,
   });
   const stopper = new AbortController();
-  const running = channel.run(assistant, stopper.signal);
+  const running = runChannel(channel, assistant, stopper.signal);
   running.catch(() => {});
   const ready = await Promise.race([
     channel.ready(),

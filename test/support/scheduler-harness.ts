@@ -1,6 +1,7 @@
 // A digest scheduler on a real database, a real assistant and the scripted model, driven by a
 // pg-boss TestClock. Any outbox can receive the posts: the recording one below, or a real channel's
 // (Channel.outbox) for an end-to-end test.
+
 import { TestClock } from 'pg-boss';
 import type { OutboundEvent, ReplySink } from '../../src/channel/port.ts';
 import { type Assistant, createAssistant } from '../../src/core/assistant.ts';
@@ -8,8 +9,10 @@ import { openAiCompatible } from '../../src/gateway/openai-compatible.ts';
 import { createLogger } from '../../src/log.ts';
 import { type Scheduler, type SchedulerOptions, startScheduler } from '../../src/scheduler/index.ts';
 import type { Db } from '../../src/store/db.ts';
+import { sessionGrants } from '../../src/store/grants.ts';
 import { builtinPureTools } from '../../src/tools/builtin/index.ts';
 import { createToolRegistry } from '../../src/tools/registry.ts';
+import { conservativeGate } from './gates.ts';
 import { tempDir } from './services.ts';
 
 export const OWNER = 'owner-1';
@@ -76,6 +79,7 @@ export async function startDigestHarness(options: DigestHarnessOptions): Promise
   const channels = options.channels ?? ['test'];
   const assistant = createAssistant({
     db,
+    gate: conservativeGate(sessionGrants(db, () => new Date())),
     log: createLogger('silent', []),
     owners: Object.fromEntries(channels.map((c) => [c, OWNER])),
     workspace: workspace.path,

@@ -1,0 +1,107 @@
+// An inbound message becomes a turn: the owner check, repeats, commands, then the user message in
+// the log before anything acts on it.
+import { randomUUID } from 'node:crypto';
+import type { HandleHooks, InboundMessage, ReplySink } from '../channel/port.ts';
+import { answerCommand } from './commands.ts';
+import { type Core, driveIn, isOwner, UNATTENDED_SENDER } from './core.ts';
+import type { TurnStatus } from './turn-types.ts';
+
+export function handleMessage(
+  core: Core,
+  message: InboundMessage,
+  sink: ReplySink,
+  hooks?: HandleHooks,
+): Promise<void> {
+  let accepted = false;
+  const accept = () => {
+    if (accepted) return;
+    accepted = true;
+    hooks?.accepted?.();
+  };
+  if (!isOwner(core, message.channel, message.senderId)) {
+    accept();
+    core.log.info({ channel: message.channel }, 'ignored a message from someone other than the owner');
+    return Promise.resolve();
+  }
+  const work = core.runner.inRoom(message.channel, message.room, (signal) =>
+    takeMessage(core, message, sink, accept, signal),
+  );
+  // Commands and repeats need no log entry: accepted once done. A failure before the message was
+  // logged is not accepted, so the platform delivers it again.
+  return work.then(accept);
+}
+
+async function takeMessage(
+  core: Core,
+  message: InboundMessage,
+  sink: ReplySink,
+  accept: () => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const { channel, room } = message;
+  const { sessions } = core;
+  if (message.id !== undefined && (await sessions.seenInbound(channel, room, message.id))) {
+    core.log.info({ channel }, 'skipped a message delivered again after a restart');
+    return;
+  }
+  const text = message.text.trim();
+  const answer = await answerCommand(message.text, {
+    db: core.db,
+    sessions,
+    grants: core.grants,
+    now: core.now(),
+    channel,
+    room,
+  });
+  if (answer !== undefined) {
+    await sink({ type: 'reply', text: answer });
+    return;
+  }
+  if (/^\/digest(\s|$)/.test(text)) {
+    const digest = await core.digestCommand?.(text, { channel, room });
+    await sink({ type: 'reply', text: digest ?? 'Scheduled digests are not available here.' });
+    return;
+  }
+  const research = /^\/research\s/.test(text);
+  const body = research ? text.replace(/^\/research\s+/, '') : message.text;
+  const session = await sessions.open(channel, room);
+  const dropped = await core.loop.approvals.supersede(session.id);
+  if (dropped > 0) {
+    await sink({
+      type: 'notice',
+      level: 'info',
+      text: 'The earlier question was dropped: you sent a new message.',
+    });
+  }
+  const turnId = randomUUID();
+  await sessions.append(
+    session.id,
+    {
+      kind: 'user_message',
+      text: body,
+      sender: message.senderId,
+      ...(research ? { research } : {}),
+      ...(message.id !== undefined ? { inboundId: message.id } : {}),
+    },
+    turnId,
+  );
+  accept();
+  await driveIn(core, session, turnId, sink, false, signal);
+}
+
+export async function runUnattended(
+  core: Core,
+  input: { channel: string; room: string; text: string },
+  sink: ReplySink,
+): Promise<TurnStatus> {
+  return core.runner.inRoom(input.channel, input.room, async (signal) => {
+    const session = await core.sessions.startFresh(input.channel, input.room);
+    const turnId = randomUUID();
+    await core.sessions.append(
+      session.id,
+      { kind: 'user_message', text: input.text, sender: UNATTENDED_SENDER },
+      turnId,
+    );
+    return driveIn(core, session, turnId, sink, true, signal);
+  });
+}

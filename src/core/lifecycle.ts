@@ -1,0 +1,62 @@
+// The core's lifecycle, owned here and nowhere else: `start` recovers once, runs the one sweeper
+// of overdue questions and starts background services (digests); `stop` aborts running turns
+// through their signal, waits for them, and stops the services. Channels only render and translate.
+import type { Core, Outbox } from './core.ts';
+import { expireOverdue, queueRecovery } from './recovery.ts';
+
+export type { Outbox };
+
+/** Something that runs beside the turns (the digest scheduler) and stops with them. */
+export interface Service {
+  stop(): Promise<void>;
+}
+
+export interface Lifecycle {
+  /**
+   * Starts the sweeper and the services. Each channel then reports itself online through the port
+   * (`online`), which resumes its cut-off turns before the channel takes new input.
+   */
+  start(input: { outbox: Outbox; services?: Array<() => Promise<Service>> }): Promise<void>;
+  /** Resolves once running turns have wound down (or the grace period passed) and services stopped. */
+  stop(): Promise<void>;
+  /** Resolves when no turn is queued or running (input ended: let the last turns finish). */
+  idle(): Promise<void>;
+}
+
+export function lifecycle(core: Core): Lifecycle & { online(channel: string): Promise<void> } {
+  let sweeper: NodeJS.Timeout | undefined;
+  const services: Service[] = [];
+  let stopped: Promise<void> | undefined;
+  let outbox: Outbox | undefined;
+  const recovered = new Set<string>();
+  return {
+    async online(channel) {
+      // Once per channel per process: a reconnecting channel must not resume turns already running.
+      if (!outbox || recovered.has(channel)) return;
+      recovered.add(channel);
+      await queueRecovery(core, outbox, channel);
+    },
+    async start({ outbox: posts, services: starters = [] }) {
+      outbox = posts;
+      const sweep = () =>
+        expireOverdue(core, posts).catch((error: Error) => {
+          core.log.warn(`could not expire overdue questions: ${error.message}`);
+          return 0;
+        });
+      await sweep();
+      sweeper = setInterval(() => void sweep(), core.loop.limits.sweepEveryMs);
+      sweeper.unref();
+      for (const startService of starters) services.push(await startService());
+    },
+    idle: () => core.runner.idle(),
+    stop() {
+      stopped ??= (async () => {
+        clearInterval(sweeper);
+        const drained = await core.runner.stop(core.loop.limits.stopGraceMs);
+        if (!drained) core.log.warn('some turns did not stop within the grace period');
+        for (const service of services.splice(0).reverse()) await service.stop();
+      })();
+      return stopped;
+    },
+  };
+}

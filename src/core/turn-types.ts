@@ -1,0 +1,52 @@
+// The types every part of a turn shares: what the loop depends on, one turn's context, its view of
+// the log, and how a drive ended.
+import type { ReplySink, TurnEndStatus } from '../channel/port.ts';
+import type { Route, RouterDeps } from '../gateway/router.ts';
+import type { Limits } from '../limits.ts';
+import type { Logger } from '../log.ts';
+import type { OutputStore } from '../offload/output-store.ts';
+import type { PermissionGate } from '../permissions/gate.ts';
+import type { Db } from '../store/db.ts';
+import type { Session, SessionLog } from '../store/session-log.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
+import type { Appended, Approvals } from './approvals.ts';
+import type { SessionEvent, SessionEventData } from './session-events.ts';
+
+export interface LoopDeps {
+  db: Db;
+  sessions: SessionLog;
+  approvals: Approvals;
+  gate: PermissionGate;
+  tools: ToolRegistry;
+  route: Route;
+  router: RouterDeps;
+  log: Logger;
+  now: () => Date;
+  limits: Limits;
+  workspace: string;
+  outputs: OutputStore;
+  /** Where a session goes once it has touched private data; without it, sensitive tools are refused. */
+  sensitiveRoute?: Route;
+  /** One line per installed skill, for the system prompt. */
+  skillIndex: string;
+}
+
+export interface TurnContext {
+  session: Session;
+  turnId: string;
+  sink: ReplySink;
+  /** No owner is there to ask (scheduled digests): "ask" becomes a denial with a rewrite hint. */
+  unattended: boolean;
+  /** Aborted when steward stops: the turn ends where it stands and resumes at the next start. */
+  signal: AbortSignal;
+}
+
+/** `interrupted`: a stop cut the turn off; it stays open and the next start resumes it. */
+export type TurnStatus = TurnEndStatus;
+
+export interface TurnLog {
+  events: SessionEvent[];
+  append(data: SessionEventData): Promise<void>;
+  /** An event another writer committed for this turn (an approval's transaction). */
+  adopt(event: Appended): void;
+}

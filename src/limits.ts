@@ -1,0 +1,47 @@
+// Every limit steward runs under, with its default, in one place. Config fills a `Limits` from the
+// file; the core, the store and the tools read the defaults only from here.
+
+export interface Limits {
+  /** Model steps per turn; the last has no tools, the one before is told to finish. */
+  maxSteps: number;
+  /** The same call this many times in a row ends the turn's tool use. */
+  maxRepeats: number;
+  /** Tool calls of one step that run at once. */
+  parallelTools: number;
+  /** For tools that set none of their own. */
+  toolTimeoutMs: number;
+  /** How long a question waits for the owner before it counts as denied. */
+  permissionTtlMs: number;
+  /** How long "allow for this session" lasts. */
+  grantTtlMs: number;
+  offload: {
+    /** Results larger than this (bytes) are stored and replaced by a digest. */
+    defaultBytes: number;
+    /** The same threshold for particular tools. */
+    thresholdBytes: Readonly<Record<string, number>>;
+    /** Stored outputs are collected after this. */
+    retentionMs: number;
+  };
+  /** Older turns are summarized when the context passes this budget. */
+  compaction: { budgetTokens: number; keepTurns: number };
+  /** How often overdue questions are looked for. */
+  sweepEveryMs: number;
+  /** On stop, how long running turns get to wind down after they are told to. */
+  stopGraceMs: number;
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+
+export const DEFAULT_LIMITS: Limits = {
+  maxSteps: 16,
+  maxRepeats: 3,
+  parallelTools: 4,
+  toolTimeoutMs: 60_000,
+  permissionTtlMs: 30 * 60 * 1000,
+  grantTtlMs: 12 * HOUR_MS,
+  // 8 KiB, and 4 KiB for shell, whose output is often a long log.
+  offload: { defaultBytes: 8192, thresholdBytes: { shell: 4096 }, retentionMs: 7 * 24 * HOUR_MS },
+  compaction: { budgetTokens: 24_000, keepTurns: 4 },
+  sweepEveryMs: 30_000,
+  stopGraceMs: 5_000,
+};
