@@ -51,6 +51,8 @@ if [ "$(psql_admin "select 1 from pg_database where datname = '$PG_DB'")" != 1 ]
 fi
 log "PostgreSQL $pg_version ready on 127.0.0.1:$PG_PORT"
 echo "export STEWARD_TEST_DATABASE_URL=postgres://$PG_USER:$PG_PASSWORD@127.0.0.1:$PG_PORT/$PG_DB"
+# The server binaries, for suites that run a private cluster they can stop and start.
+echo "export STEWARD_TEST_PG_BIN=/usr/lib/postgresql/$pg_version/bin"
 
 # --- Synapse (Matrix homeserver) ------------------------------------------------------------------
 # A real homeserver on loopback: SQLite, no federation, users registered with the shared secret.

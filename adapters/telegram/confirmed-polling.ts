@@ -7,6 +7,7 @@
 // the turn answered or parked), everything from it on comes again after a crash. Updates that come
 // again while still being handled are dropped here, and a long poll started with an older offset
 // is interrupted when an update finishes, so the confirmation is not left waiting for 30 seconds.
+import { DEFAULT_UPDATE_RETRY, handleWithRetry, type RetryPolicy } from './update-retry.ts';
 import { createConcurrentSink, createRunner, createSource, type UpdateSupplier } from '@grammyjs/runner';
 import type { Update } from 'grammy/types';
 import type { Logger } from '../../src/log.ts';
@@ -29,6 +30,10 @@ export interface PollingDeps {
   init?(signal: AbortSignal): Promise<void>;
   /** Resolves once the update is handled; only then is it confirmed. */
   handle(update: Update): Promise<void>;
+  /** A failed update is tried again this often before it is given up. */
+  retry?: RetryPolicy;
+  /** Told when an update is given up (and so confirmed): say so to the owner. */
+  dropped?(update: Update, tries: number, error: Error): Promise<void>;
   log: Logger;
   timeoutSeconds?: number;
   /** Polls that bring nothing new are at least this far apart (matters only for servers that answer at once). */
@@ -49,6 +54,7 @@ export interface Polling {
 /** The updates being handled, and the offset that confirms exactly the ones before them. */
 export function updateLedger() {
   let highest = -1;
+  let abandoned = Number.POSITIVE_INFINITY;
   const handling = new Set<number>();
   let waiters: Array<() => void> = [];
   return {
@@ -61,13 +67,21 @@ export function updateLedger() {
       }
       return fresh;
     },
+    /** Still unhandled at a stop: it keeps holding the offset, so it is never confirmed. */
+    abandon(id: number): void {
+      const wake = waiters;
+      waiters = [];
+      for (const w of wake) w();
+      abandoned = Math.min(abandoned, id);
+      handling.delete(id);
+    },
     finish(id: number): void {
       handling.delete(id);
       const wake = waiters;
       waiters = [];
       for (const w of wake) w();
     },
-    offset: () => (handling.size > 0 ? Math.min(...handling) : highest + 1),
+    offset: () => Math.min(abandoned, handling.size > 0 ? Math.min(...handling) : highest + 1),
     busy: () => handling.size > 0,
     /** Resolves at the next `finish`. */
     changed: () => new Promise<void>((resolve) => waiters.push(resolve)),
@@ -181,8 +195,36 @@ export function startPolling(deps: PollingDeps): Polling {
     },
   };
 
+  const retry = deps.retry ?? DEFAULT_UPDATE_RETRY;
+  const stopSignal = new AbortController();
+  const consume = async (update: Update) => {
+    const outcome = await handleWithRetry(
+      () => deps.handle(update),
+      retry,
+      () => stopSignal.signal.aborted,
+      (ms) => sleep(ms, stopSignal.signal),
+    );
+    switch (outcome.kind) {
+      case 'handled':
+        finish(update.update_id);
+        return;
+      case 'stopped':
+        // Not confirmed: the offset stays below it, so Telegram delivers it again.
+        ledger.abandon(update.update_id);
+        return;
+      case 'dropped':
+        log.error(
+          `telegram: gave up on update ${update.update_id} after ${retry.tries} tries: ${outcome.error.message}`,
+        );
+        await deps.dropped?.(update, retry.tries, outcome.error).catch((error: Error) => {
+          log.warn(`telegram: could not tell the owner about a dropped update: ${error.message}`);
+        });
+        finish(update.update_id);
+        return;
+    }
+  };
   const sink = createConcurrentSink<Update>(
-    { consume: (update) => deps.handle(update).finally(() => finish(update.update_id)) },
+    { consume },
     async (error) => {
       log.error(`telegram: an update could not be handled: ${(error as Error)?.message ?? String(error)}`);
     },
@@ -197,6 +239,7 @@ export function startPolling(deps: PollingDeps): Polling {
     task,
     stop() {
       stopping ??= (async () => {
+        stopSignal.abort();
         await runner.stop()?.catch(() => {});
         // Updates still being handled get a moment to finish, so they are confirmed below.
         const deadline = Date.now() + (deps.stopGraceMs ?? 10_000);

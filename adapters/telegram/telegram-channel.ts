@@ -15,6 +15,8 @@ import { strangerLog } from './stranger-log.ts';
 import { describeApiError, telegramOut } from './telegram-out.ts';
 import { transientRetry } from './transient-retry.ts';
 import { type TurnView, turnView } from './turn-view.ts';
+import { droppedNotice } from './update-retry.ts';
+import { escapeHtml } from './html.ts';
 import { TELEGRAM_CHANNEL, updateRouter } from './update-router.ts';
 import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
 
@@ -33,7 +35,7 @@ export interface TelegramChannelOptions {
   /** Edits of one chat are at least this far apart (Telegram tolerates about one a second). */
   editIntervalMs?: number;
   typingEveryMs?: number;
-  polling?: Pick<PollingDeps, 'timeoutSeconds' | 'idlePollMs' | 'backoff' | 'stopGraceMs'>;
+  polling?: Pick<PollingDeps, 'timeoutSeconds' | 'idlePollMs' | 'backoff' | 'stopGraceMs' | 'retry'>;
   /** Webhook mode instead of polling: Telegram POSTs updates to `url`, served on host:port/path. */
   webhook?: TelegramWebhookOptions;
 }
@@ -147,6 +149,9 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
         // grammY types its signals with an AbortController polyfill; the standard one works the same.
         getUpdates: (args, pollSignal) => bot.api.getUpdates(args, pollSignal as GrammySignal),
         handle,
+        dropped: async (update, tries, error) => {
+          await out.send(ownerChat, escapeHtml(droppedNotice(update, tries, error)));
+        },
       });
       try {
         await Promise.race([polling.task, stopped]);

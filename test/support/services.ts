@@ -112,3 +112,67 @@ export function backends(): Backend[] {
   }
   return list;
 }
+
+export interface PrivatePostgres {
+  url: string;
+  /** `pg_ctl stop -m fast`: every connection is cut and new ones are refused. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+/**
+ * A PostgreSQL cluster of one suite's own, on a free loopback port, that the suite may stop and
+ * start without touching the shared test server. Needs STEWARD_TEST_PG_BIN (test-services.sh).
+ */
+export async function privatePostgres(): Promise<PrivatePostgres | undefined> {
+  const bin = process.env.STEWARD_TEST_PG_BIN;
+  if (!bin) {
+    if (process.env.CI === 'true') throw new Error(`CI=true but STEWARD_TEST_PG_BIN is not set; ${HOW}`);
+    console.warn(`skipping private PostgreSQL tests: STEWARD_TEST_PG_BIN is not set (${HOW})`);
+    return undefined;
+  }
+  const { execFileSync } = await import('node:child_process');
+  const { chmodSync, chownSync } = await import('node:fs');
+  const { createServer } = await import('node:net');
+  const dir = tempDir('steward-pg-');
+  const data = join(dir.path, 'data');
+  const root = process.getuid?.() === 0;
+  // PostgreSQL refuses to run as root: as root, the cluster belongs to the postgres user.
+  const as = (args: string[]) => {
+    if (!root) return execFileSync(args[0] as string, args.slice(1), { stdio: 'pipe' });
+    const line = args.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+    return execFileSync('su', ['postgres', '-s', '/bin/sh', '-c', line], { stdio: 'pipe' });
+  };
+  if (root) {
+    const { uid, gid } = JSON.parse(
+      execFileSync('sh', ['-c', 'printf \'{"uid":%s,"gid":%s}\' "$(id -u postgres)" "$(id -g postgres)"']).toString(),
+    ) as { uid: number; gid: number };
+    chownSync(dir.path, uid, gid);
+    chmodSync(dir.path, 0o700);
+  }
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as { port: number };
+      probe.close(() => resolve(free));
+    });
+  });
+  as([join(bin, 'initdb'), '-D', data, '-A', 'trust', '-U', 'steward', '--no-sync']);
+  const options = `-p ${port} -k ${dir.path} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const start = async () => {
+    as([join(bin, 'pg_ctl'), '-D', data, '-o', options, '-w', '-l', join(dir.path, 'log'), 'start']);
+  };
+  const stop = async () => {
+    as([join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop']);
+  };
+  await start();
+  return {
+    url: `postgres://steward@127.0.0.1:${port}/postgres`,
+    start,
+    stop,
+    async destroy() {
+      await stop().catch(() => {});
+      dir.remove();
+    },
+  };
+}
