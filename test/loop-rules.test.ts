@@ -182,6 +182,7 @@ describe('turnState', () => {
       lastOutcome: 'user_message',
       coerced: false,
       lastText: '',
+      answered: false,
     });
   });
 

@@ -37,6 +37,12 @@ async function runTurn(deps: LoopDeps, turn: TurnContext): Promise<TurnStatus> {
     if (turn.signal.aborted) return 'interrupted';
     const state = turnState(log.events, turn.turnId);
     if (state.ended) return 'ended';
+    // An answer in the log ends the turn, whether it was just written or a restart cut it off.
+    if (state.answered) {
+      if (!needsEvidence(state)) return finish(turn, log, state.lastText);
+      await log.append({ kind: 'harness_note', text: RESEARCH_COERCION });
+      continue;
+    }
     if (state.openCalls.length === 0) {
       const status = await modelStep(deps, turn, log, state);
       if (status) return status;
@@ -47,7 +53,7 @@ async function runTurn(deps: LoopDeps, turn: TurnContext): Promise<TurnStatus> {
   }
 }
 
-/** One model step; a status when the turn stops here, undefined when tool calls follow. */
+/** One model step, written to the log; a status only when the turn stops here (a failure or a stop). */
 async function modelStep(
   deps: LoopDeps,
   turn: TurnContext,
@@ -83,14 +89,17 @@ async function modelStep(
       ? { kind: 'assistant_message', text, toolCalls, model, route: route.name }
       : { kind: 'assistant_message', text, model, route: route.name },
   );
-  if (toolCalls.length > 0) return undefined;
+  return undefined;
+}
 
+/** A research turn that answered without evidence is told once to gather some. */
+function needsEvidence(state: TurnState): boolean {
   // Loading a skill is not evidence; any other tool call is.
   const usedTools = state.steps.some((s) => s.some((c) => c.name !== 'load_skill'));
-  if (state.research && !usedTools && !state.coerced) {
-    await log.append({ kind: 'harness_note', text: RESEARCH_COERCION });
-    return undefined;
-  }
+  return state.research && !usedTools && !state.coerced;
+}
+
+async function finish(turn: TurnContext, log: TurnLog, text: string): Promise<TurnStatus> {
   await log.append({ kind: 'turn_ended', outcome: 'answered' });
   await turn.sink({ type: 'reply', text });
   return 'answered';

@@ -29,6 +29,11 @@ export interface TurnState {
   coerced: boolean;
   /** The text of the latest model step. */
   lastText: string;
+  /**
+   * The latest event of the turn is a model step without tool calls: its answer is in the log, so
+   * a turn cut off before it ended is finished with it, never by asking the model again.
+   */
+  answered: boolean;
 }
 
 export function turnState(events: readonly SessionEvent[], turnId: string): TurnState {
@@ -43,8 +48,10 @@ export function turnState(events: readonly SessionEvent[], turnId: string): Turn
   let coerced = false;
   let lastText = '';
   let lastOutcome: StepOutcome = 'user_message';
+  let answered = false;
   for (const { turnId: id, data } of events) {
     if (id !== turnId) continue;
+    answered = data.kind === 'assistant_message' && !data.toolCalls?.length;
     switch (data.kind) {
       case 'user_message':
         research = data.research === true;
@@ -108,6 +115,7 @@ export function turnState(events: readonly SessionEvent[], turnId: string): Turn
     lastOutcome,
     coerced,
     lastText,
+    answered,
   };
 }
 

@@ -62,13 +62,14 @@ export const wireChunk = (delta: unknown, finish: string | null = null): Record<
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A fixed script, or a function that answers each request from its body (for any number of turns). */
 export async function startScriptedModel(
-  script: ScriptStep[],
+  script: ScriptStep[] | ((request: Record<string, unknown>) => ScriptStep | undefined),
   models = ['test-model'],
 ): Promise<ScriptedModel> {
   const requests: Array<Record<string, unknown>> = [];
   const headers: IncomingHttpHeaders[] = [];
-  const steps = [...script];
+  const steps = typeof script === 'function' ? [] : [...script];
   const server = createServer(async (req, res) => {
     if (req.method === 'GET' && req.url === '/v1/models') {
       json(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model' })) });
@@ -81,7 +82,7 @@ export async function startScriptedModel(
     const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
     requests.push(body);
     headers.push(req.headers);
-    const step = steps.shift();
+    const step = typeof script === 'function' ? script(body) : steps.shift();
     if (!step) {
       json(res, 500, { error: { message: 'the scripted model has no more steps' } });
       return;
