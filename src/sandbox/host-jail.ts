@@ -198,7 +198,7 @@ async function firstExecutable(paths: readonly string[]): Promise<string | undef
 /** One line for doctor and for the shell tool's refusal: which jail, or the cost of none and the fix. */
 export function describeJail(status: JailStatus, mode: HostJailMode): string {
   if (mode === 'off') {
-    return 'sandbox.host_jail is off: shell runs unjailed on the host, so steward\'s own environment (its tokens and keys, via /proc) and files outside the workspace are readable and writable by commands; set it to auto';
+    return "sandbox.host_jail is off: shell runs unjailed on the host, so steward's own environment (its tokens and keys, via /proc) and files outside the workspace are readable and writable by commands; set it to auto";
   }
   if (status.kind === 'bwrap') {
     return `shell runs in a bubblewrap jail (${status.path}): own PID and network namespaces, only the workspace writable, no capabilities`;

@@ -95,9 +95,7 @@ function inside(root: string, path: string): boolean {
  * would let a file the model wrote stand in for `ls` or `git`.
  */
 export function safePath(raw: string | undefined, workspace: string): string {
-  const kept = (raw ?? '')
-    .split(':')
-    .filter((dir) => isAbsolute(dir) && !inside(workspace, dir));
+  const kept = (raw ?? '').split(':').filter((dir) => isAbsolute(dir) && !inside(workspace, dir));
   return kept.length > 0 ? [...new Set(kept)].join(':') : FALLBACK_PATH;
 }
 
@@ -153,7 +151,8 @@ export async function resolveBash(candidates: readonly string[] = BASH_CANDIDATE
     }
     const [major = 0, minor = 0] = version.split('.').map((n) => Number.parseInt(n, 10));
     const [needMajor, needMinor] = SHELL_DIALECT.minVersion;
-    if (major > needMajor || (major === needMajor && minor >= needMinor)) return { kind: 'ok', path, version };
+    if (major > needMajor || (major === needMajor && minor >= needMinor))
+      return { kind: 'ok', path, version };
     return {
       kind: 'too_old',
       path,

@@ -1,6 +1,6 @@
 // What process `shell` starts for one command: bash in the fixed dialect, inside the jail the probe
 // found, or a refusal. Pure, so every combination of mode and probe result is table-tested.
-import { type HostJailMode, type JailStatus, describeJail, jailArgv, unshareArgv } from './host-jail.ts';
+import { describeJail, type HostJailMode, type JailStatus, jailArgv, unshareArgv } from './host-jail.ts';
 import { type BashStatus, bashArgs } from './shell-dialect.ts';
 
 export interface InvocationInput {

@@ -189,12 +189,15 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
     const pgid = child.pid;
     let stopReason: 'timeout' | 'cancelled' | undefined;
     let terminating: Promise<void> | undefined;
-    // SIGTERM to the whole group, SIGKILL to whatever is left after the grace period.
+    // SIGTERM to the whole group, SIGKILL to whatever is left after the grace period. A jail is
+    // SIGKILLed at once: the command's tree lives in its own PID namespace (and session), out of
+    // reach of a group signal, and dies with the namespace when the jail's init does.
+    const jailed = invocation.isolation !== 'none';
     const terminate = (): Promise<void> => {
       terminating ??= (async () => {
         if (pgid === undefined) return;
-        signalGroup(pgid, 'SIGTERM');
-        if (await waitFor(async () => !(await groupAlive(pgid)), grace)) return;
+        signalGroup(pgid, jailed ? 'SIGKILL' : 'SIGTERM');
+        if (await waitFor(async () => !(await groupAlive(pgid)), jailed ? 2_000 : grace)) return;
         signalGroup(pgid, 'SIGKILL');
         await waitFor(async () => !(await groupAlive(pgid)), 2_000);
       })();
@@ -226,7 +229,8 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
       if (stopReason === 'timeout')
         head = `timed out after ${timeoutS} s; the command and its process group were killed`;
       else if (stopReason === 'cancelled') head = 'cancelled; the command and its process group were killed';
-      else if (status.code !== null) head = `exit ${status.code}${signalHint(status.code, invocation.isolation)}`;
+      else if (status.code !== null)
+        head = `exit ${status.code}${signalHint(status.code, invocation.isolation)}`;
       else head = `killed by signal ${status.signal ?? 'unknown'}`;
 
       const parts = [head, section('stdout', out), section('stderr', err)];
