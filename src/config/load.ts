@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { type Document, isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.ts';
+import { DEFAULT_HOST_JAIL_MODE, type HostJailMode } from '../sandbox/host-jail.ts';
 import { type DigestsConfig, resolveDigests } from './digests.ts';
 import { type ModelsConfig, type RouteEntryConfig, resolveModels } from './models.ts';
 import { configFileSchema, ENV_KEYS, FIX_HINTS, type LogLevel, SECRET_FILE_KEYS } from './schema.ts';
@@ -31,6 +32,8 @@ export interface Config {
   /** `digests:` and `digest_catch_up_minutes` from the file; absent when it names neither. */
   digests?: DigestsConfig;
   configFile?: string;
+  /** `sandbox.host_jail`: whether `shell` on the host must, may or may not run in the jail. */
+  hostJail: HostJailMode;
   /** Literal secret values, for redaction wherever text leaves the process. */
   secrets: string[];
 }
@@ -92,6 +95,7 @@ function load(baseEnv: Env, cwd: string): Config {
       webhook?: { url: string; listen_host?: string; listen_port: number; path?: string };
     };
     matrix?: { homeserver?: string; owner?: string };
+    sandbox?: { host_jail?: HostJailMode };
   };
   // Paths from the environment are relative to the working directory; paths from the file, to the file.
   const base = (key: string) => (where(key).startsWith('STEWARD_') || !file ? cwd : dirname(file));
@@ -119,6 +123,7 @@ function load(baseEnv: Env, cwd: string): Config {
     logLevel: t.log_level ?? 'info',
     model,
     models,
+    hostJail: t.sandbox?.host_jail ?? DEFAULT_HOST_JAIL_MODE,
     secrets: [...new Set([...secretValues(env), ...models.secrets])].sort((a, b) => b.length - a.length),
   };
   if (file) config.configFile = file;
