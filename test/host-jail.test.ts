@@ -1,5 +1,6 @@
 // Pure tables for the jail's argv, the dialect's argv and environment, and which process runs.
 import { describe, expect, it } from 'vitest';
+import { checkHostShell } from '../src/doctor.ts';
 import { describeJail, type JailStatus, jailArgv, probeJail, unshareArgv } from '../src/sandbox/host-jail.ts';
 import { bashArgs, dialectEnv, SHELL_DIALECT, safePath } from '../src/sandbox/shell-dialect.ts';
 import { type InvocationInput, isolationNote, shellInvocation } from '../src/sandbox/shell-invocation.ts';
@@ -342,5 +343,38 @@ describe('describeJail and probeJail', () => {
   it('falls back to unshare when bubblewrap is missing', async () => {
     const status = await probeJail({ bash: '/usr/bin/bash', bwrapCandidates: [] });
     expect(status.kind).toBe('unshare');
+  });
+});
+
+describe('doctor: the shell line', () => {
+  const bash = { kind: 'ok', path: '/usr/bin/bash', version: '5.2.15(1)-release' } as const;
+  const bwrap: JailStatus = { kind: 'bwrap', path: '/usr/bin/bwrap' };
+  const none: JailStatus = { kind: 'none', reason: 'bubblewrap (bwrap) is not installed' };
+  it.each([
+    [
+      bwrap,
+      'auto',
+      false,
+      'ok',
+      /bash 5.2.15\(1\)-release at \/usr\/bin\/bash; shell runs in a bubblewrap jail/,
+    ],
+    [bwrap, 'auto', true, 'warn', /steward runs as root: run it as an ordinary user/],
+    [none, 'auto', false, 'warn', /unjailed on the host: steward's own environment .* install bubblewrap/],
+    [none, 'required', false, 'fail', /install bubblewrap/],
+    [bwrap, 'off', false, 'warn', /host_jail is off/],
+  ] as const)('%o %s root=%s: %s', (jail, mode, root, status, detail) => {
+    const result = checkHostShell(bash, jail, mode, root);
+    expect(result.status).toBe(status);
+    expect(result.detail).toMatch(detail);
+  });
+
+  it('fails without a usable bash', () => {
+    const reason = 'shell needs bash 5.2 or newer (for globskipdots); /bin/bash is 5.1.16: upgrade bash';
+    expect(
+      checkHostShell({ kind: 'too_old', path: '/bin/bash', version: '5.1.16', reason }, bwrap, 'auto'),
+    ).toEqual({
+      status: 'fail',
+      detail: reason,
+    });
   });
 });
