@@ -15,6 +15,7 @@ import {
   type ShellExecution,
   type ShellToolContext,
 } from '../src/tools/builtin/shell.ts';
+import { runTool } from '../src/tools/run-tool.ts';
 
 let bash: BashStatus;
 let bwrap: JailStatus;
@@ -293,9 +294,10 @@ describe('the dialect that runs is bash, as judged', () => {
 describe('required mode', () => {
   it('refuses to run unjailed, and nothing runs', async () => {
     const tool = createShellTool({ bash, jail: { kind: 'none', reason: 'no bwrap' }, hostJail: 'required' });
-    const result = await run(tool, { command: 'touch ran.txt' });
-    expect(result).toMatch(/^refused; nothing ran: sandbox.host_jail is required/);
-    expect(result).toMatch(/install bubblewrap/);
+    const outcome = await runTool(tool as never, { command: 'touch ran.txt' }, context());
+    expect(outcome.ok).toBe(false);
+    expect(outcome.content).toMatch(/^shell failed: refused, nothing ran: sandbox.host_jail is required/);
+    expect(outcome.content).toMatch(/install bubblewrap/);
     expect(existsSync(join(workspace, 'ran.txt'))).toBe(false);
   });
 

@@ -140,7 +140,8 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
       asRoot: process.getuid?.() === 0,
       ...(options.readOnlyPaths ? { readOnly: options.readOnlyPaths } : {}),
     });
-    if (invocation.kind === 'refused') return `refused; nothing ran: ${invocation.reason}`;
+    // An error result, not an exit status: nothing ran, and the operator has something to fix.
+    if (invocation.kind === 'refused') throw new Error(`refused, nothing ran: ${invocation.reason}`);
     if (ctx.signal.aborted) return 'cancelled before the command started; nothing ran';
 
     // The command is one argv element of bash: nothing is interpolated, quoted or rebuilt here.
