@@ -1,7 +1,14 @@
 // Pure tables for the jail's argv, the dialect's argv and environment, and which process runs.
 import { describe, expect, it } from 'vitest';
 import { checkHostShell } from '../src/doctor.ts';
-import { describeJail, type JailStatus, jailArgv, probeJail, unshareArgv } from '../src/sandbox/host-jail.ts';
+import {
+  describeJail,
+  type JailStatus,
+  jailArgv,
+  probeJail,
+  UNSHARE_SETUP_SCRIPT,
+  unshareArgv,
+} from '../src/sandbox/host-jail.ts';
 import { bashArgs, dialectEnv, SHELL_DIALECT, safePath } from '../src/sandbox/shell-dialect.ts';
 import { type InvocationInput, isolationNote, shellInvocation } from '../src/sandbox/shell-invocation.ts';
 
@@ -49,6 +56,8 @@ describe('jailArgv', () => {
     ['--ro-bind-try', '/usr', '/usr'],
     ['--ro-bind-try', '/etc/passwd', '/etc/passwd'],
     ['--ro-bind-try', '/etc/ssl/certs', '/etc/ssl/certs'],
+    ['--ro-bind-try', '/proc/sys', '/proc/sys'],
+    ['--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger'],
   ])('offline holds %j', (...pair) => {
     expect(pairs(offline)).toContainEqual(pair);
   });
@@ -57,6 +66,12 @@ describe('jailArgv', () => {
     expect(offline).not.toContain('--share-net');
     expect(online).toContain('--share-net');
     expect(online.indexOf('--share-net')).toBeGreaterThan(online.indexOf('--unshare-all'));
+  });
+
+  it('the read-only /proc parts are bound after the fresh /proc, which would hide them', () => {
+    const proc = offline.indexOf('/proc');
+    expect(offline[proc - 1]).toBe('--proc');
+    expect(offline.indexOf('/proc/sys')).toBeGreaterThan(proc);
   });
 
   it('the workspace is the only writable bind, and it comes after the private /tmp', () => {
@@ -116,10 +131,20 @@ describe('unshareArgv', () => {
     [{ network: true, asRoot: true }, ['--pid', '--mount-proc'], ['--net', '--user']],
     [{ network: false, asRoot: false }, ['--user', '--map-root-user', '--net'], []],
   ])('%j', (flags, present, absent) => {
-    const argv = unshareArgv({ workspace: WS, setpriv: '/usr/bin/setpriv', ...flags });
+    const argv = unshareArgv({ workspace: WS, bash: '/usr/bin/bash', setpriv: '/usr/bin/setpriv', ...flags });
     for (const flag of present) expect(argv).toContain(flag);
     for (const flag of absent) expect(argv).not.toContain(flag);
-    // setpriv drops every capability before the command runs, and the argv ends at the command slot.
+    // The setup script runs first (the /proc covers), then setpriv drops every capability, and the
+    // argv ends at the command slot.
+    const setup = argv.indexOf('--', argv.indexOf('--uts'));
+    expect(argv.slice(setup + 1, setup + 7)).toEqual([
+      '/usr/bin/bash',
+      '--noprofile',
+      '--norc',
+      '-c',
+      UNSHARE_SETUP_SCRIPT,
+      'steward-jail-setup',
+    ]);
     const tail = argv.slice(argv.indexOf('/usr/bin/setpriv'));
     expect(tail).toEqual([
       '/usr/bin/setpriv',

@@ -132,6 +132,16 @@ describe.each(['bwrap', 'unshare'] as const)('jail %s: steward itself is out of 
     expect(stdout(result)).toBe('CapEff:\t0000000000000000');
   });
 
+  it('cannot write host-wide settings in /proc even as root', async () => {
+    // kernel.hostname is per UTS namespace, so a write that got through would still harm nothing.
+    const result = await run(jailed(kind), {
+      command:
+        'echo jail > /proc/sys/kernel/hostname; echo "sys $?"; test -w /proc/sysrq-trigger; echo "sysrq $?"',
+    });
+    expect(stdout(result)).toBe('sys 1\nsysrq 1');
+    expect(result).toMatch(/Read-only file system/);
+  });
+
   it('cannot reach a loopback server unless the call is a network call', async () => {
     const server: Server = createServer((socket) => socket.end('hello\n'));
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

@@ -71,6 +71,14 @@ export const JAIL_ETC_ENTRIES = [
 ] as const;
 
 /**
+ * Parts of /proc that uid 0 may write by file mode alone, capabilities or not: /proc/sys holds
+ * host-wide settings (kernel.core_pattern names a program the kernel runs as root on the next crash),
+ * /proc/sysrq-trigger reboots the machine. Steward should not run as root, but if it does, these are
+ * read-only in the jail (what Docker does for a container).
+ */
+export const JAIL_PROC_READ_ONLY = ['sys', 'sysrq-trigger', 'fs', 'irq', 'bus', 'acpi', 'scsi'] as const;
+
+/**
  * The bubblewrap options for one command, ending with `--`; the caller appends bash and its arguments.
  * Pure, so the table tests pin every mount and namespace.
  */
@@ -87,7 +95,9 @@ export function jailArgv(spec: JailSpec): string[] {
   for (const dir of JAIL_SYSTEM_DIRS) args.push('--ro-bind-try', dir, dir);
   for (const entry of new Set(JAIL_ETC_ENTRIES)) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
   for (const path of spec.readOnly ?? []) args.push('--ro-bind-try', path, path);
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', '/var/tmp');
+  args.push('--proc', '/proc');
+  for (const entry of JAIL_PROC_READ_ONLY) args.push('--ro-bind-try', `/proc/${entry}`, `/proc/${entry}`);
+  args.push('--dev', '/dev', '--tmpfs', '/tmp', '--dir', '/var/tmp');
   // After /tmp, so a workspace under /tmp is bound on top of the private tmpfs.
   args.push('--bind', spec.workspace, spec.workspace, '--chdir', spec.workspace);
   for (const [name, value] of Object.entries(spec.env)) args.push('--setenv', name, value);
@@ -96,12 +106,30 @@ export function jailArgv(spec: JailSpec): string[] {
 }
 
 /**
- * The util-linux fallback: new PID (with a fresh /proc), network, IPC and UTS namespaces, the child
- * SIGKILLed when unshare dies, then setpriv drops every capability so root inside cannot unmount the
- * fresh /proc to uncover the host's. The environment is set by the caller's spawn. Ends with the
- * command position (the caller appends bash and its arguments).
+ * Runs first inside the unshare namespaces, with their capabilities: makes the /proc parts above
+ * read-only, then execs the rest of its argv (setpriv, which drops every capability, then bash). It
+ * takes nothing from the command: the command is a later argv element it never parses.
  */
-export function unshareArgv(spec: Omit<JailSpec, 'env'> & { setpriv: string; asRoot: boolean }): string[] {
+export const UNSHARE_SETUP_SCRIPT = [
+  'set -e',
+  // A PATH assignment here would reach the command through exec; look mount up without one.
+  'mount=$(PATH=/usr/bin:/bin:/usr/sbin:/sbin command -v mount)',
+  `for p in ${JAIL_PROC_READ_ONLY.join(' ')}; do`,
+  '  if [ -e "/proc/$p" ]; then "$mount" --bind "/proc/$p" "/proc/$p"; "$mount" -o remount,bind,ro "/proc/$p"; fi',
+  'done',
+  'exec "$@"',
+].join('\n');
+
+/**
+ * The util-linux fallback: new PID (with a fresh /proc), mount, network, IPC and UTS namespaces, the
+ * child SIGKILLed when unshare dies; a setup step makes the writable parts of /proc read-only, then
+ * setpriv drops every capability so root inside cannot unmount the fresh /proc to uncover the host's.
+ * The environment is set by the caller's spawn. Ends at the command position (the caller appends bash
+ * and its arguments).
+ */
+export function unshareArgv(
+  spec: Omit<JailSpec, 'env'> & { bash: string; setpriv: string; asRoot: boolean },
+): string[] {
   return [
     ...(spec.asRoot ? [] : ['--user', '--map-root-user']),
     '--pid',
@@ -115,6 +143,12 @@ export function unshareArgv(spec: Omit<JailSpec, 'env'> & { setpriv: string; asR
     '--ipc',
     '--uts',
     '--',
+    spec.bash,
+    '--noprofile',
+    '--norc',
+    '-c',
+    UNSHARE_SETUP_SCRIPT,
+    'steward-jail-setup',
     spec.setpriv,
     '--bounding-set',
     '-all',
@@ -175,7 +209,7 @@ export async function probeJail(options: ProbeOptions): Promise<JailStatus> {
     const asRoot = options.asRoot ?? process.getuid?.() === 0;
     const failure = await succeeds(
       path,
-      [...unshareArgv({ workspace, network: false, setpriv, asRoot }), ...check],
+      [...unshareArgv({ workspace, network: false, bash: options.bash, setpriv, asRoot }), ...check],
       workspace,
     );
     if (failure === undefined) {

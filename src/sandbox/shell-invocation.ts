@@ -44,7 +44,7 @@ export function shellInvocation(input: InvocationInput): Invocation {
         reason: `sandbox.host_jail is required but only a partial jail works here: ${describeJail(jail, mode)}`,
       };
     }
-    const args = [...unshareArgv({ ...input, setpriv: jail.setpriv }), ...shell];
+    const args = [...unshareArgv({ ...input, bash: bash.path, setpriv: jail.setpriv }), ...shell];
     return { kind: 'run', file: jail.path, args, env: { ...input.env }, isolation: 'unshare' };
   }
   const spec = { workspace: input.workspace, network: input.network, env: input.env };
