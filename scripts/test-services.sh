@@ -25,6 +25,13 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >&2
 }
 
+# --- bubblewrap (the host jail for the shell tool) --------------------------------------------------
+# The jail tests run real commands in it; util-linux (unshare, setpriv) is the fallback they cover too.
+if ! command -v bwrap >/dev/null 2>&1; then
+  apt_install bubblewrap
+fi
+log "bubblewrap $(bwrap --version | awk '{print $2}') ready"
+
 # --- PostgreSQL ---------------------------------------------------------------------------------
 if ! command -v pg_lsclusters >/dev/null 2>&1 || [ -z "$(pg_lsclusters -h 2>/dev/null)" ]; then
   apt_install postgresql

@@ -1,4 +1,6 @@
 import { request } from 'undici';
+import { describeJail, type HostJailMode, type JailStatus } from './sandbox/host-jail.ts';
+import type { BashStatus } from './sandbox/shell-dialect.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 export interface CheckResult {
@@ -67,4 +69,23 @@ export async function checkModelEndpoint(
     };
   }
   return { status: 'ok', detail: `${baseUrl} serves ${model}` };
+}
+
+/**
+ * The `shell` line: which bash and which jail, or what running unjailed costs and how to fix it.
+ * `required` without the full jail fails (shell refuses every command then).
+ */
+export function checkHostShell(
+  bash: BashStatus,
+  jail: JailStatus,
+  mode: HostJailMode,
+  asRoot = false,
+): CheckResult {
+  if (bash.kind !== 'ok') return { status: 'fail', detail: bash.reason };
+  const root = asRoot
+    ? '; steward runs as root: run it as an ordinary user (the jail still isolates files, processes and network, but a mistake in it costs more)'
+    : '';
+  const detail = `bash ${bash.version} at ${bash.path}; ${describeJail(jail, mode)}${root}`;
+  if (mode !== 'off' && jail.kind === 'bwrap') return { status: asRoot ? 'warn' : 'ok', detail };
+  return { status: mode === 'required' ? 'fail' : 'warn', detail };
 }

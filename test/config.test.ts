@@ -70,6 +70,7 @@ describe('loadConfig: defaults', () => {
         offload: { defaultBytes: 8192, thresholdBytes: { shell: 4096 }, retentionMs: 604_800_000 },
         compaction: { budgetTokens: 24_000, keepTurns: 4 },
       },
+      hostJail: 'auto',
       secrets: [],
     } satisfies Config);
     expect(config.databaseUrl).toBeUndefined();

@@ -43,6 +43,12 @@ async function run(args: ShellArgs, ctx = context(), tool = shellTool): Promise<
   return output;
 }
 
+/**
+ * The host jail gives commands their own PID namespace, so `$!` there is not a host PID: the tests
+ * that follow a PID from the output run unjailed (test/shell-jail.test.ts covers the jailed tree).
+ */
+const unjailed = createShellTool({ hostJail: 'off' });
+
 /** Gone means no such process, or a zombie nobody has reaped yet (it runs no code). */
 function processGone(pid: number): boolean {
   try {
@@ -114,7 +120,7 @@ describe('shell: results', () => {
   });
 
   it('reports a death by signal', async () => {
-    const result = await run({ command: 'kill -SEGV $$' });
+    const result = await run({ command: 'kill -SEGV $$' }, context(), unjailed);
     expect(result.split('\n')[0]).toBe('killed by signal SIGSEGV');
   });
 
@@ -169,7 +175,7 @@ describe('shell: the environment is scrubbed', () => {
     expect(env).toEqual({
       LC_ALL: 'C',
       TZ: 'UTC',
-      TERM: 'xterm',
+      TERM: 'dumb', // no terminal is attached: programs must not emit escape codes
       LANG: 'C',
       HOME: '/ws',
       PATH: '/usr/local/bin:/usr/bin:/bin',
@@ -180,7 +186,11 @@ describe('shell: the environment is scrubbed', () => {
 describe('shell: timeouts and cancellation kill the whole process group', () => {
   it('kills the shell and a background grandchild at the timeout', async () => {
     const started = Date.now();
-    const result = await run({ command: 'sleep 300 & echo "PID=$!"; sleep 300; echo never', timeout_s: 1 });
+    const result = await run(
+      { command: 'sleep 300 & echo "PID=$!"; sleep 300; echo never', timeout_s: 1 },
+      context(),
+      unjailed,
+    );
     const elapsed = Date.now() - started;
     expect(result.split('\n')[0]).toBe('timed out after 1 s; the command and its process group were killed');
     expect(result).not.toContain('never');
@@ -190,7 +200,7 @@ describe('shell: timeouts and cancellation kill the whole process group', () => 
   });
 
   it('escalates to SIGKILL when the group ignores SIGTERM', async () => {
-    const tool = createShellTool({ killGraceMs: 200 });
+    const tool = createShellTool({ killGraceMs: 200, hostJail: 'off' });
     const started = Date.now();
     const result = await run(
       { command: `trap '' TERM; sleep 300 & echo "PID=$!"; while :; do sleep 1; done`, timeout_s: 1 },
@@ -207,6 +217,7 @@ describe('shell: timeouts and cancellation kill the whole process group', () => 
     const pending = run(
       { command: 'sleep 300 & echo $! > child.pid; sleep 300', timeout_s: 60 },
       context(controller.signal),
+      unjailed,
     );
     const pid = Number(await waitForFile(join(workspace, 'child.pid')));
     expect(processGone(pid)).toBe(false);
@@ -219,7 +230,7 @@ describe('shell: timeouts and cancellation kill the whole process group', () => 
   it('through runTool, a cancelled turn still kills the group', async () => {
     const controller = new AbortController();
     const ctx = context(controller.signal);
-    const outcome = runTool(shellTool as never, { command: 'sleep 300 & echo $! > bg.pid; wait' }, ctx);
+    const outcome = runTool(unjailed as never, { command: 'sleep 300 & echo $! > bg.pid; wait' }, ctx);
     const pid = Number(await waitForFile(join(workspace, 'bg.pid')));
     controller.abort();
     expect(await outcome).toEqual({ ok: false, content: 'shell was cancelled.' });
@@ -236,7 +247,7 @@ describe('shell: timeouts and cancellation kill the whole process group', () => 
 
   it('background jobs do not outlive a command that finished normally', async () => {
     const started = Date.now();
-    const result = await run({ command: 'sleep 300 & echo "PID=$!"' });
+    const result = await run({ command: 'sleep 300 & echo "PID=$!"' }, context(), unjailed);
     expect(result.startsWith('exit 0')).toBe(true);
     expect(processGone(pidFrom(result))).toBe(true);
     expect(Date.now() - started).toBeLessThan(5000);

@@ -4,10 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { type Document, isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.ts';
+import { DEFAULT_HOST_JAIL_MODE, type HostJailMode } from '../sandbox/host-jail.ts';
 import { type DigestsConfig, resolveDigests } from './digests.ts';
 import { type ModelsConfig, type RouteEntryConfig, resolveModels } from './models.ts';
 import { configFileSchema, ENV_KEYS, FIX_HINTS, type LogLevel, SECRET_FILE_KEYS } from './schema.ts';
-import { maskUrl, redact, secretValues } from './secrets.ts';
+import { maskUrl, redact, SECRET_ENV_VARS, secretValues, withSecretFiles } from './secrets.ts';
 
 export interface Config {
   dataDir: string;
@@ -31,6 +32,8 @@ export interface Config {
   /** `digests:` and `digest_catch_up_minutes` from the file; absent when it names neither. */
   digests?: DigestsConfig;
   configFile?: string;
+  /** `sandbox.host_jail`: whether `shell` on the host must, may or may not run in the jail. */
+  hostJail: HostJailMode;
   /** Literal secret values, for redaction wherever text leaves the process. */
   secrets: string[];
 }
@@ -45,21 +48,25 @@ type Tree = Record<string, unknown>;
 
 /** Reads the optional file named by STEWARD_CONFIG, lays the environment over it and validates. */
 export function loadConfig(env: Env, cwd = process.cwd()): Config {
+  let resolved = env;
   try {
-    return load(env, cwd);
+    resolved = withSecretFiles(env, SECRET_ENV_VARS, cwd);
+    return load(resolved, cwd);
   } catch (error) {
     // Whatever went into the message (a value, a key, a path), it stays one line and secret-free.
     if (error instanceof ConfigError) {
-      throw new ConfigError(redact(error.message, secretValues(env)).replace(/\s*[\r\n]+\s*/g, ' '));
+      throw new ConfigError(redact(error.message, secretValues(resolved)).replace(/\s*[\r\n]+\s*/g, ' '));
     }
     throw error;
   }
 }
 
-function load(env: Env, cwd: string): Config {
-  const file = env.STEWARD_CONFIG ? resolve(cwd, env.STEWARD_CONFIG) : undefined;
+function load(baseEnv: Env, cwd: string): Config {
+  const file = baseEnv.STEWARD_CONFIG ? resolve(cwd, baseEnv.STEWARD_CONFIG) : undefined;
   const parsed = file ? readConfigFile(file) : undefined;
   const tree: Tree = structuredClone(parsed?.tree ?? {});
+  // A provider's key variable (`api_key_env`) is a secret too, so it may come from a file as well.
+  const env = withSecretFiles(baseEnv, providerKeyVars(tree), cwd);
   const where = (key: string): string => {
     const envKey = ENV_KEYS.find((k) => k.path.join('.') === key && set(env[k.env]));
     if (envKey) return envKey.env;
@@ -88,6 +95,7 @@ function load(env: Env, cwd: string): Config {
       webhook?: { url: string; listen_host?: string; listen_port: number; path?: string };
     };
     matrix?: { homeserver?: string; owner?: string };
+    sandbox?: { host_jail?: HostJailMode };
   };
   // Paths from the environment are relative to the working directory; paths from the file, to the file.
   const base = (key: string) => (where(key).startsWith('STEWARD_') || !file ? cwd : dirname(file));
@@ -115,6 +123,7 @@ function load(env: Env, cwd: string): Config {
     logLevel: t.log_level ?? 'info',
     model,
     models,
+    hostJail: t.sandbox?.host_jail ?? DEFAULT_HOST_JAIL_MODE,
     secrets: [...new Set([...secretValues(env), ...models.secrets])].sort((a, b) => b.length - a.length),
   };
   if (file) config.configFile = file;
@@ -197,6 +206,15 @@ function resolveWebhook(
     path: webhook.path ?? '/telegram',
     secret,
   };
+}
+
+/** The variables named by `providers.*.api_key_env`, well-formed or not (the schema judges them later). */
+function providerKeyVars(tree: Tree): string[] {
+  const providers = tree.providers;
+  if (typeof providers !== 'object' || providers === null) return [];
+  return Object.values(providers as Record<string, unknown>)
+    .map((p) => (p as { api_key_env?: unknown } | null)?.api_key_env)
+    .filter((name): name is string => typeof name === 'string' && /^[A-Z_][A-Z0-9_]*$/.test(name));
 }
 
 /** The default route is needed only by commands that talk to the model. */

@@ -1,6 +1,8 @@
 // The shape of the optional config file. Secrets are deliberately absent: they come from the
 // environment only, and a file that names one is refused with a pointer to the variable.
 
+import { HOST_JAIL_MODES } from '../sandbox/host-jail.ts';
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -123,6 +125,11 @@ export const configFileSchema = {
       additionalProperties: false,
       properties: { homeserver: url, owner: { type: 'string', pattern: '^@[^:\\s]+:\\S+$' } },
     },
+    sandbox: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { host_jail: { type: 'string', enum: HOST_JAIL_MODES } },
+    },
     // Each entry is checked field by field in digests.ts, so errors name the digest's own keys.
     digests: { type: 'object', additionalProperties: { type: 'object' } },
     digest_catch_up_minutes: { type: 'number', exclusiveMinimum: 0, maximum: 10080 },
@@ -140,6 +147,7 @@ export const ENV_KEYS: ReadonlyArray<{ env: string; path: readonly string[]; int
   { env: 'STEWARD_TELEGRAM_API_ROOT', path: ['telegram', 'api_root'] },
   { env: 'STEWARD_MATRIX_HOMESERVER', path: ['matrix', 'homeserver'] },
   { env: 'STEWARD_MATRIX_OWNER', path: ['matrix', 'owner'] },
+  { env: 'STEWARD_SANDBOX_HOST_JAIL', path: ['sandbox', 'host_jail'] },
 ];
 
 /** Keys an operator might put in the file that must live in the environment instead. */
@@ -184,6 +192,7 @@ export const FIX_HINTS: Readonly<Record<string, string>> = {
   'loop.tool_timeout_s': 'use seconds, e.g. 60',
   'loop.grant_ttl_hours': 'use hours up to 168, e.g. 12',
   'loop.permission_timeout_s': 'use seconds from 10, e.g. 1800 (30 minutes)',
+  'sandbox.host_jail': `use one of ${HOST_JAIL_MODES.join(', ')}: auto jails shell on the host when bubblewrap works, required refuses to run it unjailed`,
   digests: 'map a digest id to {cron, timezone, channel, room, and prompt or skill}',
   digest_catch_up_minutes: 'use minutes up to 10080, e.g. 60: a fire missed by less runs late, once',
 };

@@ -1,8 +1,18 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
+import { constants } from 'node:os';
 import { resolve } from 'node:path';
+import {
+  DEFAULT_HOST_JAIL_MODE,
+  type HostJailMode,
+  type JailStatus,
+  probeJail,
+} from '../../sandbox/host-jail.ts';
+import { type BashStatus, dialectEnv, resolveBash } from '../../sandbox/shell-dialect.ts';
+import { type Isolation, isolationNote, shellInvocation } from '../../sandbox/shell-invocation.ts';
 import type { Tool, ToolContext } from '../types.ts';
 import { ToolInputError } from '../types.ts';
+import { groupAlive, signalGroup, sleep, waitFor } from './shell-process.ts';
 
 export type ShellArgs = {
   command: string;
@@ -16,7 +26,27 @@ export interface ShellToolOptions {
   killGraceMs?: number;
   /** Environment the allowlist is taken from. Default `process.env`. */
   baseEnv?: NodeJS.ProcessEnv;
+  /** `sandbox.host_jail`. Default `auto`. */
+  hostJail?: HostJailMode;
+  /** What `resolveBash()` found at startup. Absent: this tool resolves it once, on its first call. */
+  bash?: BashStatus;
+  /** What `probeJail()` found at startup. Absent: this tool probes once, on its first call. */
+  jail?: JailStatus;
+  /** Variables added to every command's environment (e.g. git safety); bash's own names are refused. */
+  extraEnv?: Readonly<Record<string, string>>;
+  /** Host paths bound read-only inside the jail besides the system folders, e.g. a toolchain in /opt. */
+  readOnlyPaths?: readonly string[];
 }
+
+/**
+ * Per-call execution options, carried on the tool context by the caller that judged the call: a call
+ * approved as a network call gets the host network; everything else runs with loopback only.
+ */
+export interface ShellExecution {
+  network?: boolean;
+  extraEnv?: Readonly<Record<string, string>>;
+}
+export type ShellToolContext = ToolContext & { shell?: ShellExecution };
 
 export const SHELL_DEFAULT_TIMEOUT_S = 30;
 export const SHELL_MAX_TIMEOUT_S = 120;
@@ -24,24 +54,13 @@ export const SHELL_DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
 /** One argv element may not exceed 128 KiB on Linux; 30 000 characters stay under it in UTF-8. */
 export const SHELL_MAX_COMMAND_LENGTH = 30_000;
 const DEFAULT_KILL_GRACE_MS = 2_000;
-const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin';
-const POLL_MS = 25;
 
 /**
  * The environment a command sees: an allowlist, never a denylist, so no STEWARD_* variable, token or
- * key leaks by a name nobody thought of. HOME is the workspace.
+ * key leaks by a name nobody thought of. HOME is the workspace. Kept for callers of the old name.
  */
 export function scrubbedEnv(base: NodeJS.ProcessEnv, workspace: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(base)) {
-    if (value === undefined) continue;
-    if (name === 'PATH' || name === 'LANG' || name === 'TERM' || name === 'TZ' || name.startsWith('LC_')) {
-      env[name] = value;
-    }
-  }
-  env.PATH ??= FALLBACK_PATH;
-  env.HOME = workspace;
-  return env;
+  return dialectEnv(base, workspace);
 }
 
 function clampTimeout(value: unknown): number {
@@ -49,55 +68,11 @@ function clampTimeout(value: unknown): number {
   return Math.min(SHELL_MAX_TIMEOUT_S, Math.max(1, Math.ceil(value)));
 }
 
-const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
-
-/**
- * Whether any member of the process group is still running. A zombie counts as gone: it holds no
- * pipes and runs no code, and where nothing reaps orphans (a container whose PID 1 is not an init)
- * it would otherwise look alive forever.
- */
-async function groupAlive(pgid: number): Promise<boolean> {
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false;
-  }
-  let entries: string[];
-  try {
-    entries = await readdir('/proc');
-  } catch {
-    return true; // no procfs: trust kill(0)
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
-    }
-    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
-  }
-  return false;
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-async function waitFor(condition: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await condition()) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(POLL_MS);
-  }
+/** A jail reports a command killed by signal N as exit 128+N; name the signal so the model need not guess. */
+function signalHint(code: number, isolation: Isolation): string {
+  if (isolation !== 'bwrap' || code <= 128) return '';
+  const name = Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0];
+  return name ? ` (128 + ${name}: the command was likely killed by that signal)` : '';
 }
 
 function formatBytes(n: number): string {
@@ -120,8 +95,20 @@ function section(label: string, stream: Captured): string {
 export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs> {
   const maxOutput = options.maxOutputBytes ?? SHELL_DEFAULT_MAX_OUTPUT_BYTES;
   const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const mode = options.hostJail ?? DEFAULT_HOST_JAIL_MODE;
+  // Resolved once per tool: given by the caller that probed at startup, else on the first call.
+  let host: Promise<{ bash: BashStatus; jail: JailStatus }> | undefined;
+  const hostShell = () => {
+    host ??= (async () => {
+      const bash = options.bash ?? (await resolveBash());
+      if (options.jail) return { bash, jail: options.jail };
+      if (mode === 'off' || bash.kind !== 'ok') return { bash, jail: { kind: 'none', reason: 'not probed' } };
+      return { bash, jail: await probeJail({ bash: bash.path }) };
+    })();
+    return host;
+  };
 
-  async function execute(args: ShellArgs, ctx: ToolContext): Promise<string> {
+  async function execute(args: ShellArgs, ctx: ShellToolContext): Promise<string> {
     const command = args.command;
     if (typeof command !== 'string' || command.trim() === '') {
       throw new ToolInputError('shell needs a non-empty "command", e.g. {"command": "ls -la"}.');
@@ -134,13 +121,33 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
     const timeoutS = clampTimeout(args.timeout_s);
     if (ctx.signal.aborted) return 'cancelled before the command started; nothing ran';
 
-    const workspace = resolve(ctx.workspace);
-    await mkdir(workspace, { recursive: true });
+    await mkdir(resolve(ctx.workspace), { recursive: true });
+    // The jail binds the real path; HOME and the working directory are that same path inside.
+    const workspace = await realpath(resolve(ctx.workspace));
+    const { bash, jail } = await hostShell();
+    const env = dialectEnv(options.baseEnv ?? process.env, workspace, {
+      ...options.extraEnv,
+      ...ctx.shell?.extraEnv,
+    });
+    const invocation = shellInvocation({
+      bash,
+      jail,
+      mode,
+      command,
+      workspace,
+      network: ctx.shell?.network === true,
+      env,
+      asRoot: process.getuid?.() === 0,
+      ...(options.readOnlyPaths ? { readOnly: options.readOnlyPaths } : {}),
+    });
+    // An error result, not an exit status: nothing ran, and the operator has something to fix.
+    if (invocation.kind === 'refused') throw new Error(`refused, nothing ran: ${invocation.reason}`);
+    if (ctx.signal.aborted) return 'cancelled before the command started; nothing ran';
 
-    // The command is one argv element of sh: nothing is interpolated, quoted or rebuilt here.
-    const child = spawn('/bin/sh', ['-c', command], {
+    // The command is one argv element of bash: nothing is interpolated, quoted or rebuilt here.
+    const child = spawn(invocation.file, invocation.args, {
       cwd: workspace,
-      env: scrubbedEnv(options.baseEnv ?? process.env, workspace),
+      env: invocation.env,
       detached: true, // setsid(): its own session and process group, so the whole group can be killed
       stdio: ['ignore', 'pipe', 'pipe'], // stdin is /dev/null
     });
@@ -183,12 +190,15 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
     const pgid = child.pid;
     let stopReason: 'timeout' | 'cancelled' | undefined;
     let terminating: Promise<void> | undefined;
-    // SIGTERM to the whole group, SIGKILL to whatever is left after the grace period.
+    // SIGTERM to the whole group, SIGKILL to whatever is left after the grace period. A jail is
+    // SIGKILLed at once: the command's tree lives in its own PID namespace (and session), out of
+    // reach of a group signal, and dies with the namespace when the jail's init does.
+    const jailed = invocation.isolation !== 'none';
     const terminate = (): Promise<void> => {
       terminating ??= (async () => {
         if (pgid === undefined) return;
-        signalGroup(pgid, 'SIGTERM');
-        if (await waitFor(async () => !(await groupAlive(pgid)), grace)) return;
+        signalGroup(pgid, jailed ? 'SIGKILL' : 'SIGTERM');
+        if (await waitFor(async () => !(await groupAlive(pgid)), jailed ? 2_000 : grace)) return;
         signalGroup(pgid, 'SIGKILL');
         await waitFor(async () => !(await groupAlive(pgid)), 2_000);
       })();
@@ -204,7 +214,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
 
     try {
       const status = await exited;
-      if (spawnError) throw new Error(`could not start /bin/sh: ${spawnError.message}`);
+      if (spawnError) throw new Error(`could not start ${invocation.file}: ${spawnError.message}`);
       // Nothing outlives the call: background jobs still in the group are stopped too.
       await terminate();
       // A process that left the group (setsid) may still hold the pipes; stop reading from it.
@@ -220,7 +230,8 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
       if (stopReason === 'timeout')
         head = `timed out after ${timeoutS} s; the command and its process group were killed`;
       else if (stopReason === 'cancelled') head = 'cancelled; the command and its process group were killed';
-      else if (status.code !== null) head = `exit ${status.code}`;
+      else if (status.code !== null)
+        head = `exit ${status.code}${signalHint(status.code, invocation.isolation)}`;
       else head = `killed by signal ${status.signal ?? 'unknown'}`;
 
       const parts = [head, section('stdout', out), section('stderr', err)];
@@ -232,6 +243,8 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
             'Narrow the command (head, tail, grep, a redirect to a file) to see the rest.]',
         );
       }
+      const note = isolationNote(invocation.isolation, mode);
+      if (note) parts.push(note);
       return parts.join('\n');
     } finally {
       clearTimeout(timer);
@@ -242,12 +255,14 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
   return {
     name: 'shell',
     description: [
-      "Runs one command line with /bin/sh -c in the owner's workspace folder and returns its exit status,",
+      "Runs one command line with bash -c in the owner's workspace folder and returns its exit status,",
       'stdout and stderr. Use it to inspect and work with files in the workspace (ls, cat, grep, find, git,',
       'running scripts and builds). The owner may be asked to approve a command first; read-only commands',
       'usually run at once, while deleting, overwriting, installing or publishing always asks.',
       'The working directory is the workspace root and HOME is the workspace too; paths outside it are',
-      'refused. The environment holds only PATH, LANG, LC_*, TERM and TZ: no secrets, tokens or keys.',
+      'refused. The environment holds only PATH, LANG, LC_*, TERM=dumb and TZ: no secrets, tokens or keys.',
+      'Commands run in a jail: only the workspace and a private /tmp are writable, other processes are',
+      'invisible, and there is no network unless the owner approved the call as a network call.',
       'stdin is empty (/dev/null), so interactive programs get end-of-file: pass flags such as -y instead.',
       `Arguments: command (required) is the full command line, shell syntax allowed (pipes, &&, redirects);`,
       `timeout_s (optional) is a whole number of seconds, default ${SHELL_DEFAULT_TIMEOUT_S}, capped at`,
@@ -268,7 +283,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
           type: 'string',
           minLength: 1,
           maxLength: SHELL_MAX_COMMAND_LENGTH,
-          description: 'The command line for /bin/sh -c, run in the workspace root, e.g. "ls -la docs".',
+          description: 'The command line for bash -c, run in the workspace root, e.g. "ls -la docs".',
         },
         timeout_s: {
           type: 'integer',
