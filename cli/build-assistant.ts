@@ -10,10 +10,10 @@ import { sessionGrants } from '../src/store/grants.ts';
 import { builtinPureTools } from '../src/tools/builtin/index.ts';
 import { createLoadSkillTool } from '../src/tools/builtin/load-skill.ts';
 import { createRetrieveOutputTool } from '../src/tools/builtin/retrieve-output.ts';
-import { shellTool } from '../src/tools/builtin/shell.ts';
 import { webFetchTool } from '../src/tools/builtin/web-fetch.ts';
 import { writeFileTool } from '../src/tools/builtin/write-file.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
+import { hostShellTool } from './host-shell.ts';
 import type { Runtime } from './runtime.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -43,6 +43,7 @@ export async function buildAssistant(
   const timer = setInterval(() => void collect(), DAY_MS);
   timer.unref();
 
+  const shellTool = await hostShellTool(config.hostJail);
   const skills = loadSkills(config.skillsDir);
   const grants = sessionGrants(db, now, models.loop.grantTtlMs);
   const assistant = createAssistant({

@@ -111,7 +111,8 @@ describe.skipIf(!admin)('an approval survives SIGKILL after any statement', () =
     }
   }
 
-  const marks = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0);
+  const marks = (file: string) =>
+    existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
 
   /** After the kill: what the restarted steward does (recovery, the sweeper, a late decision). */
   async function restart(url: string, marker: string, now: () => Date, requestId: string) {
@@ -121,7 +122,10 @@ describe.skipIf(!admin)('an approval survives SIGKILL after any statement', () =
       await a.start({ outbox: () => () => {} });
       await a.online(CHANNEL);
       await a.idle();
-      const result = await a.decide({ requestId, decision: 'once', channel: CHANNEL, senderId: OWNER }, () => {});
+      const result = await a.decide(
+        { requestId, decision: 'once', channel: CHANNEL, senderId: OWNER },
+        () => {},
+      );
       if (result.ok) await result.resumed;
       await a.stop();
     } finally {
@@ -137,7 +141,14 @@ describe.skipIf(!admin)('an approval survives SIGKILL after any statement', () =
 
   it('the owner approves: row and log agree at every kill, and the call runs at most once', async () => {
     const counted = await parked(() => new Date());
-    const full = await runChild([counted.url, 'decide', '0', counted.requestId, counted.marker, model.baseUrl]);
+    const full = await runChild([
+      counted.url,
+      'decide',
+      '0',
+      counted.requestId,
+      counted.marker,
+      model.baseUrl,
+    ]);
     const { statements } = JSON.parse(full.stdout) as { statements: number };
     expect(statements).toBeGreaterThan(5);
     expect(marks(counted.marker)).toBe(1);
@@ -166,7 +177,14 @@ describe.skipIf(!admin)('an approval survives SIGKILL after any statement', () =
   it('the deadline passes: row and log agree at every kill, and the call never runs', async () => {
     const late = () => new Date(Date.now() + HOUR);
     const counted = await parked(() => new Date());
-    const full = await runChild([counted.url, 'expire', '0', counted.requestId, counted.marker, model.baseUrl]);
+    const full = await runChild([
+      counted.url,
+      'expire',
+      '0',
+      counted.requestId,
+      counted.marker,
+      model.baseUrl,
+    ]);
     const { statements } = JSON.parse(full.stdout) as { statements: number };
     expect(statements).toBeGreaterThan(3);
     await counted.drop();

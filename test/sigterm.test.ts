@@ -65,10 +65,17 @@ describe('SIGTERM during a turn', () => {
 
   it('stops a model stream, and the next start answers the same message once', async () => {
     dir = tempDir();
-    model = await startScriptedModel([{ chunks: ['Thinking'], hold: true }, { chunks: ['Here is the answer.'] }]);
+    model = await startScriptedModel([
+      { chunks: ['Thinking'], hold: true },
+      { chunks: ['Here is the answer.'] },
+    ]);
     const first = chat(envFor(model));
     first.child.stdin.write('what is the answer?\n');
-    await waitFor(() => model?.requests.length === 1 && first.output().includes('Thinking'), 'the stream', 30_000);
+    await waitFor(
+      () => model?.requests.length === 1 && first.output().includes('Thinking'),
+      'the stream',
+      30_000,
+    );
     expect(await stopWithSigterm(first)).toBeLessThan(EXIT_WITHIN_MS);
 
     const second = chat(envFor(model));

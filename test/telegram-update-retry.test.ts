@@ -67,9 +67,14 @@ describe('handleWithRetry', () => {
 
   it('a stop ends the retries without giving up, so the update stays unconfirmed', async () => {
     let stopped = false;
-    const outcome = await handleWithRetry(failing(10), policy, () => stopped, async () => {
-      stopped = true;
-    });
+    const outcome = await handleWithRetry(
+      failing(10),
+      policy,
+      () => stopped,
+      async () => {
+        stopped = true;
+      },
+    );
     expect(outcome.kind).toBe('stopped');
   });
 

@@ -7,11 +7,12 @@
 // the turn answered or parked), everything from it on comes again after a crash. Updates that come
 // again while still being handled are dropped here, and a long poll started with an older offset
 // is interrupted when an update finishes, so the confirmation is not left waiting for 30 seconds.
-import { DEFAULT_UPDATE_RETRY, handleWithRetry, type RetryPolicy } from './update-retry.ts';
+
 import { createConcurrentSink, createRunner, createSource, type UpdateSupplier } from '@grammyjs/runner';
 import type { Update } from 'grammy/types';
 import type { Logger } from '../../src/log.ts';
 import { fatalTelegramError } from './errors.ts';
+import { DEFAULT_UPDATE_RETRY, handleWithRetry, type RetryPolicy } from './update-retry.ts';
 
 export const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 /** A long poll older than this is interrupted when an update finishes, so the offset moves on. */

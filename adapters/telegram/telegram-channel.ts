@@ -9,6 +9,7 @@ import type { Channel, ChannelPort, ReplySink } from '../../src/channel/port.ts'
 import type { Logger } from '../../src/log.ts';
 import { ALLOWED_UPDATES, type PollingDeps, startPolling } from './confirmed-polling.ts';
 import { fatalTelegramError } from './errors.ts';
+import { escapeHtml } from './html.ts';
 import { commandsPayload } from './payloads.ts';
 import { promptRegistry } from './prompt-registry.ts';
 import { strangerLog } from './stranger-log.ts';
@@ -16,7 +17,6 @@ import { describeApiError, telegramOut } from './telegram-out.ts';
 import { transientRetry } from './transient-retry.ts';
 import { type TurnView, turnView } from './turn-view.ts';
 import { droppedNotice } from './update-retry.ts';
-import { escapeHtml } from './html.ts';
 import { TELEGRAM_CHANNEL, updateRouter } from './update-router.ts';
 import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
 

@@ -4,9 +4,10 @@ import { checkMatrixE2ee } from '../../adapters/matrix/check-e2ee.ts';
 import { checkTelegramCredentials } from '../../adapters/telegram/check-credentials.ts';
 import { type Config, loadConfig } from '../../src/config/load.ts';
 import { redact } from '../../src/config/secrets.ts';
-import { type CheckResult, type CheckStatus, checkModelEndpoint } from '../../src/doctor.ts';
+import { type CheckResult, type CheckStatus, checkHostShell, checkModelEndpoint } from '../../src/doctor.ts';
 import { loadMigrations, schemaStatus } from '../../src/store/migrate.ts';
 import { embeddedDbPath, openDb } from '../../src/store/open-db.ts';
+import { findHostShell } from '../host-shell.ts';
 import type { CliIo } from '../io.ts';
 
 const LABEL: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
@@ -31,6 +32,8 @@ export async function doctorCommand(io: CliIo): Promise<number> {
   }
 
   line('database', await checkDatabase(config));
+  const { bash, jail } = await findHostShell(config.hostJail);
+  line('shell', checkHostShell(bash, jail, config.hostJail, process.getuid?.() === 0));
   const route = config.models.routes.default;
   if (!route)
     line('model', { status: 'fail', detail: 'STEWARD_MODEL is not set; e.g. STEWARD_MODEL=llama3.1:8b' });

@@ -36,6 +36,12 @@ export async function runCalls(
   return outcomes;
 }
 
+/** Only what the owner approved, now or with a session grant, runs with the network. */
+function mayReachNetwork(plan: Runnable): boolean {
+  if (plan.verdict.layer === 'grant') return true;
+  return plan.decision === 'once' || plan.decision === 'session';
+}
+
 async function runOne(deps: LoopDeps, turn: TurnContext, log: TurnLog, plan: Runnable): Promise<Ran> {
   const { call, tool, args } = plan;
   // Written before the tool runs: later turns read it to keep the session on the sensitive route.
@@ -57,6 +63,7 @@ async function runOne(deps: LoopDeps, turn: TurnContext, log: TurnLog, plan: Run
       workspace: deps.workspace,
       log: deps.log,
       now: deps.now,
+      network: mayReachNetwork(plan),
     },
     tool.timeoutMs ?? deps.limits.toolTimeoutMs,
   );

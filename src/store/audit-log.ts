@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Decision, Layer } from '../permissions/vocabulary.ts';
 import type { Db } from './db.ts';
 
 export interface AuditEntry {
@@ -6,13 +7,13 @@ export interface AuditEntry {
   turnId: string | null;
   callId: string;
   tool: string;
-  /** The raw arguments; only their SHA-256 is stored, so no secret reaches the audit log. */
+  /** What ran (the command exactly as approved), or the call's arguments when nothing ran; only their SHA-256 is stored, so no secret reaches the audit log. */
   args: string;
-  layer: string;
+  layer: Layer;
   verdict: 'allow' | 'ask' | 'deny';
   score: number | null;
-  decision: string | null;
-  outcome: string;
+  decision: Decision | null;
+  outcome: 'ok' | 'error' | 'not_run';
   durationMs: number;
 }
 

@@ -8,6 +8,11 @@ export interface ToolContext {
   workspace: string;
   log: Logger;
   now: () => Date;
+  /**
+   * The owner approved this call (or a grant covers it), so it may reach the network; a call the
+   * chain let through on its own may not. Tools that run commands open the network only then.
+   */
+  network?: boolean;
 }
 
 /**

@@ -17,7 +17,10 @@ const assistant = rigAssistant(db, { modelUrl: modelUrl as string, marker: marke
 const sink = () => {};
 const counted = statements;
 if (mode === 'decide') {
-  const result = await assistant.decide({ requestId: requestId as string, decision: 'once', channel: CHANNEL, senderId: OWNER }, sink);
+  const result = await assistant.decide(
+    { requestId: requestId as string, decision: 'once', channel: CHANNEL, senderId: OWNER },
+    sink,
+  );
   if (result.ok) await result.resumed;
 } else {
   await assistant.expireOverdue((channel, room) => (channel === CHANNEL && room === ROOM ? sink : undefined));

@@ -52,7 +52,13 @@ export function rigAssistant(db: Db, opts: { modelUrl: string; marker: string; n
     gate: conservativeGate(sessionGrants(db, now)),
     route: {
       name: 'default',
-      entries: [{ providerName: 'default', provider: openAiCompatible({ baseUrl: opts.modelUrl }), model: 'test-model' }],
+      entries: [
+        {
+          providerName: 'default',
+          provider: openAiCompatible({ baseUrl: opts.modelUrl }),
+          model: 'test-model',
+        },
+      ],
     },
     tools: createToolRegistry([markTool(opts.marker)]),
     retry: { retries: 0 },

@@ -146,7 +146,10 @@ export async function privatePostgres(): Promise<PrivatePostgres | undefined> {
   };
   if (root) {
     const { uid, gid } = JSON.parse(
-      execFileSync('sh', ['-c', 'printf \'{"uid":%s,"gid":%s}\' "$(id -u postgres)" "$(id -g postgres)"']).toString(),
+      execFileSync('sh', [
+        '-c',
+        'printf \'{"uid":%s,"gid":%s}\' "$(id -u postgres)" "$(id -g postgres)"',
+      ]).toString(),
     ) as { uid: number; gid: number };
     chownSync(dir.path, uid, gid);
     chmodSync(dir.path, 0o700);

@@ -135,7 +135,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
       mode,
       command,
       workspace,
-      network: ctx.shell?.network === true,
+      network: ctx.network === true || ctx.shell?.network === true,
       env,
       asRoot: process.getuid?.() === 0,
       ...(options.readOnlyPaths ? { readOnly: options.readOnlyPaths } : {}),
