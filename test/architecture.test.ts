@@ -64,3 +64,140 @@ describe('the core never depends on its adapters', () => {
     expect(PLATFORM_WORDS.filter((word) => source.includes(word))).toEqual([]);
   });
 });
+
+/** Local imports of each file of `files`, as resolved paths inside the same set. */
+function importGraph(files: string[]): Map<string, string[]> {
+  const known = new Set(files);
+  return new Map(
+    files.map((file) => [
+      file,
+      importsOf(readFileSync(file, 'utf8'))
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => resolve(file, '..', spec))
+        .filter((target) => known.has(target)),
+    ]),
+  );
+}
+
+/** One import cycle of the graph (as a path of files), or undefined when there is none. */
+function findCycle(graph: Map<string, string[]>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): string[] | undefined => {
+    if (state.get(file) === 'done') return undefined;
+    if (state.get(file) === 'open') return [...path.slice(path.indexOf(file)), file];
+    state.set(file, 'open');
+    path.push(file);
+    for (const next of graph.get(file) ?? []) {
+      const cycle = visit(next);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    state.set(file, 'done');
+    return undefined;
+  };
+  for (const file of graph.keys()) {
+    const cycle = visit(file);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+describe('the core has no import cycle', () => {
+  it('the cycle finder finds a cycle and accepts a tree', () => {
+    expect(
+      findCycle(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+        ]),
+      ),
+    ).toEqual(['a', 'b', 'c', 'a']);
+    expect(
+      findCycle(
+        new Map([
+          ['a', ['b', 'c']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+    ).toBeUndefined();
+  });
+
+  it('src/core and the channel port import each other in one direction only', () => {
+    const files = [...tsFiles(join(ROOT, 'src/core')), ...tsFiles(join(ROOT, 'src/channel'))];
+    const cycle = findCycle(importGraph(files));
+    expect(cycle?.map((f) => relative(ROOT, f))).toBeUndefined();
+  });
+
+  it('the port knows nothing of the core', () => {
+    const port = readFileSync(join(ROOT, 'src/channel/port.ts'), 'utf8');
+    expect(importsOf(port).filter((spec) => spec.includes('/core/'))).toEqual([]);
+  });
+});
+
+/**
+ * Lengths of the functions of a source, by their bodies' braces: a declaration, a method or an
+ * arrow function whose body opens on its first line. Strings, template literals and comments are
+ * blanked first so their braces do not count.
+ */
+function functionLengths(source: string): Array<{ line: number; lines: number }> {
+  const blank = source
+    .replace(/\/\*[\s\S]*?\*\//g, (m) => m.replace(/[^\n]/g, ' '))
+    .replace(/\/\/[^\n]*/g, '')
+    .replace(/(['"`])(?:\\.|(?!\1)[^\\\n]|\n(?<=`[^`]*))*\1/g, (m) => m.replace(/[^\n]/g, ' '));
+  const lines = blank.split('\n');
+  const found: Array<{ line: number; lines: number }> = [];
+  // The line a body opens on: `function f(…) {`, `(…) => {`, `name(…) {`, or `): T {` closing a long signature.
+  const opener =
+    /(\bfunction\b[^{;]*\)|\)\s*(:\s*[^={;]+)?=>|^\s*(async\s+)?[A-Za-z_$][\w$]*\s*\([^;]*\)\s*(:\s*[^={;]+)?|^\s*\)(\s*:\s*[^={;]+)?)\s*\{\s*$/;
+  const statement = /^\s*(\}\s*)?(if|for|while|switch|catch|with|else if)\b/;
+  lines.forEach((text, index) => {
+    if (!opener.test(text) || statement.test(text)) return;
+    let depth = 0;
+    for (let i = index; i < lines.length; i++) {
+      for (const ch of lines[i] as string) {
+        if (ch === '{') depth++;
+        if (ch === '}') depth--;
+      }
+      if (depth <= 0) {
+        found.push({ line: index + 1, lines: i - index + 1 });
+        return;
+      }
+    }
+  });
+  return found;
+}
+
+describe('core functions stay short', () => {
+  it('the measure counts a function from its line to its closing brace', () => {
+    const source = [
+      'function a() {',
+      '  const s = "}";',
+      '  if (x) {',
+      '  }',
+      '}',
+      'const b = () => {',
+      '};',
+      'async function c(',
+      '  x: number,',
+      '): Promise<void> {',
+      '  return;',
+      '}',
+    ].join('\n');
+    expect(functionLengths(source)).toEqual([
+      { line: 1, lines: 5 },
+      { line: 6, lines: 2 },
+      { line: 10, lines: 3 },
+    ]);
+  });
+
+  it.each(tsFiles(join(ROOT, 'src/core')).map((f) => [relative(ROOT, f), f]))(
+    '%s has no function of 80 lines or more',
+    (_name, file) => {
+      const long = functionLengths(readFileSync(file, 'utf8')).filter((f) => f.lines >= 80);
+      expect(long).toEqual([]);
+    },
+  );
+});

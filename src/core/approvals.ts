@@ -30,135 +30,148 @@ export interface Appended {
 /** Who settles what nobody answered. */
 export const STEWARD = 'steward';
 
-export function approvals(deps: ApprovalDeps) {
-  const { db, sessions, requests, now } = deps;
-
-  /** Settles the row and, only if this call won, appends the decision; both or neither. */
-  const settleIn = async (
-    tx: Queryable,
-    requestId: string,
-    decision: Decision,
-    decidedBy: string,
-  ): Promise<{ settled: SettleResult; event?: Appended }> => {
-    const settled = await requests.settle(tx, requestId, decision, decidedBy, now());
-    if (!settled.ok) return { settled };
-    const { request } = settled;
-    const data: SessionEventData = {
-      kind: 'permission_decision',
-      callId: request.callId,
-      requestId: request.id,
-      decision,
-      decidedBy,
-    };
-    const id = await sessions.append(request.sessionId, data, request.turnId, tx);
-    return { settled, event: { id, data } };
+/** Settles the row and, only if this call won, appends the decision; both or neither. */
+async function settleIn(
+  deps: ApprovalDeps,
+  tx: Queryable,
+  requestId: string,
+  decision: Decision,
+  decidedBy: string,
+): Promise<{ settled: SettleResult; event?: Appended }> {
+  const settled = await deps.requests.settle(tx, requestId, decision, decidedBy, deps.now());
+  if (!settled.ok) return { settled };
+  const { request } = settled;
+  const data: SessionEventData = {
+    kind: 'permission_decision',
+    callId: request.callId,
+    requestId: request.id,
+    decision,
+    decidedBy,
   };
+  const id = await deps.sessions.append(request.sessionId, data, request.turnId, tx);
+  return { settled, event: { id, data } };
+}
 
-  return {
-    /** A new question for the owner: the row and its `permission_requested` event. */
-    ask(input: {
-      sessionId: string;
-      turnId: string;
-      call: ToolCall;
-      args: Record<string, unknown>;
-      verdict: Verdict;
-    }): Promise<{ request: PermissionRequest; event: Appended }> {
-      const { call, args, verdict } = input;
-      // For shell the owner reads the command exactly as judged; for other tools, the arguments.
-      const canonical = verdict.canonical ?? JSON.stringify(args);
-      const expiresAt = new Date(now().getTime() + deps.ttlMs);
-      return db.transaction(async (tx) => {
-        const request = await requests.create(tx, {
-          sessionId: input.sessionId,
-          turnId: input.turnId,
-          callId: call.id,
-          tool: call.name,
-          args,
-          canonical,
-          score: verdict.score,
-          layer: verdict.layer,
-          rationale: verdict.rationale,
-          grant: verdict.grant ?? null,
-          expiresAt,
-        });
-        const data: SessionEventData = {
-          kind: 'permission_requested',
-          callId: call.id,
-          requestId: request.id,
-          tool: call.name,
-          score: verdict.score,
-          layer: verdict.layer,
-          rationale: verdict.rationale,
-          args,
-          canonical,
-          expiresAt: expiresAt.toISOString(),
-        };
-        const id = await sessions.append(input.sessionId, data, input.turnId, tx);
-        return { request, event: { id, data } };
-      });
-    },
+export interface AskInput {
+  sessionId: string;
+  turnId: string;
+  call: ToolCall;
+  args: Record<string, unknown>;
+  verdict: Verdict;
+}
 
-    /**
-     * The owner's answer. Recorded once (a second press changes nothing); an expired request is
-     * never approved late. "session" stores its grant in the same transaction.
-     */
-    settle(requestId: string, decision: OwnerDecision, decidedBy: string): Promise<SettleResult> {
-      return db.transaction(async (tx) => {
-        const { settled } = await settleIn(tx, requestId, decision, decidedBy);
-        if (settled.ok && decision === 'session') {
-          const { request } = settled;
-          await deps.gate.grant(
-            { sessionId: request.sessionId, tool: request.tool, args: request.args },
-            request.grant ?? undefined,
-            tx,
-          );
-        }
-        return settled;
-      });
-    },
+/** A new question for the owner: the row and its `permission_requested` event. */
+function ask(deps: ApprovalDeps, input: AskInput): Promise<{ request: PermissionRequest; event: Appended }> {
+  const { call, args, verdict } = input;
+  // For shell the owner reads the command exactly as judged; for other tools, the arguments.
+  const canonical = verdict.canonical ?? JSON.stringify(args);
+  const expiresAt = new Date(deps.now().getTime() + deps.ttlMs);
+  return deps.db.transaction(async (tx) => {
+    const request = await deps.requests.create(tx, {
+      sessionId: input.sessionId,
+      turnId: input.turnId,
+      callId: call.id,
+      tool: call.name,
+      args,
+      canonical,
+      score: verdict.score,
+      layer: verdict.layer,
+      rationale: verdict.rationale,
+      grant: verdict.grant ?? null,
+      expiresAt,
+    });
+    const data: SessionEventData = {
+      kind: 'permission_requested',
+      callId: call.id,
+      requestId: request.id,
+      tool: call.name,
+      score: verdict.score,
+      layer: verdict.layer,
+      rationale: verdict.rationale,
+      args,
+      canonical,
+      expiresAt: expiresAt.toISOString(),
+    };
+    const id = await deps.sessions.append(input.sessionId, data, input.turnId, tx);
+    return { request, event: { id, data } };
+  });
+}
 
-    /**
-     * Closes a request whose deadline passed as a timeout. Returns the decision that stands, this
-     * one or whichever settled it first, and the event when this call wrote it.
-     */
-    expire(requestId: string): Promise<{ decision: Decision; event?: Appended }> {
-      return db.transaction(async (tx) => {
-        const { settled, event } = await settleIn(tx, requestId, 'timeout', STEWARD);
-        if (settled.ok) return event ? { decision: 'timeout', event } : { decision: 'timeout' };
-        return { decision: settled.request?.decision ?? 'timeout' };
-      });
-    },
+/**
+ * The owner's answer. Recorded once (a second press changes nothing); an expired request is never
+ * approved late. "session" stores its grant in the same transaction.
+ */
+function settle(
+  deps: ApprovalDeps,
+  requestId: string,
+  decision: OwnerDecision,
+  decidedBy: string,
+): Promise<SettleResult> {
+  return deps.db.transaction(async (tx) => {
+    const { settled } = await settleIn(deps, tx, requestId, decision, decidedBy);
+    if (settled.ok && decision === 'session') {
+      const { request } = settled;
+      await deps.gate.grant(
+        { sessionId: request.sessionId, tool: request.tool, args: request.args },
+        request.grant ?? undefined,
+        tx,
+      );
+    }
+    return settled;
+  });
+}
 
-    /**
-     * A new message while turns of the session wait closes them: open questions are settled as
-     * superseded, open calls get "not run" results, and the turn ends; one transaction per turn.
-     * Returns how many calls were dropped.
-     */
-    async supersede(sessionId: string): Promise<number> {
-      let dropped = 0;
-      for (const turnId of openTurnIds(await sessions.events(sessionId))) {
-        dropped += await db.transaction(async (tx) => {
-          const state = turnState(await sessions.events(sessionId, tx), turnId);
-          if (state.ended) return 0;
-          for (const [callId, requestId] of state.requests) {
-            if (!state.decisions.has(callId)) await settleIn(tx, requestId, 'superseded', STEWARD);
-          }
-          for (const call of state.openCalls) {
-            const data: SessionEventData = {
-              kind: 'tool_result',
-              callId: call.id,
-              tool: call.name,
-              content: 'Not run: the owner sent a new message instead of deciding.',
-              isError: true,
-            };
-            await sessions.append(sessionId, data, turnId, tx);
-          }
-          await sessions.append(sessionId, { kind: 'turn_ended', outcome: 'superseded' }, turnId, tx);
-          return state.openCalls.length;
-        });
+/**
+ * Closes a request whose deadline passed as a timeout. Returns the decision that stands, this one
+ * or whichever settled it first, and the event when this call wrote it.
+ */
+function expire(deps: ApprovalDeps, requestId: string): Promise<{ decision: Decision; event?: Appended }> {
+  return deps.db.transaction(async (tx) => {
+    const { settled, event } = await settleIn(deps, tx, requestId, 'timeout', STEWARD);
+    if (settled.ok) return event ? { decision: 'timeout', event } : { decision: 'timeout' };
+    return { decision: settled.request?.decision ?? 'timeout' };
+  });
+}
+
+/**
+ * A new message while turns of the session wait closes them: open questions are settled as
+ * superseded, open calls get "not run" results, and the turn ends; one transaction per turn.
+ * Returns how many calls were dropped.
+ */
+async function supersede(deps: ApprovalDeps, sessionId: string): Promise<number> {
+  const { sessions } = deps;
+  let dropped = 0;
+  for (const turnId of openTurnIds(await sessions.events(sessionId))) {
+    dropped += await deps.db.transaction(async (tx) => {
+      const state = turnState(await sessions.events(sessionId, tx), turnId);
+      if (state.ended) return 0;
+      for (const [callId, requestId] of state.requests) {
+        if (!state.decisions.has(callId)) await settleIn(deps, tx, requestId, 'superseded', STEWARD);
       }
-      return dropped;
-    },
+      for (const call of state.openCalls) {
+        const data: SessionEventData = {
+          kind: 'tool_result',
+          callId: call.id,
+          tool: call.name,
+          content: 'Not run: the owner sent a new message instead of deciding.',
+          isError: true,
+        };
+        await sessions.append(sessionId, data, turnId, tx);
+      }
+      await sessions.append(sessionId, { kind: 'turn_ended', outcome: 'superseded' }, turnId, tx);
+      return state.openCalls.length;
+    });
+  }
+  return dropped;
+}
+
+export function approvals(deps: ApprovalDeps) {
+  return {
+    ask: (input: AskInput) => ask(deps, input),
+    settle: (requestId: string, decision: OwnerDecision, decidedBy: string) =>
+      settle(deps, requestId, decision, decidedBy),
+    expire: (requestId: string) => expire(deps, requestId),
+    supersede: (sessionId: string) => supersede(deps, sessionId),
   };
 }
 
