@@ -6,6 +6,7 @@ import { type Clock, type ConstructorOptions, type JobWithMetadata, PgBoss } fro
 import type { Logger } from '../log.ts';
 import { type Engine, inFlight } from './engine.ts';
 import type { DigestRunner } from './runner.ts';
+import { SerialClient } from './serial-client.ts';
 import type { DigestStore, Schedule } from './store.ts';
 
 /** One queue per channel, so a steward works only the digests it can post. */
@@ -26,7 +27,11 @@ export interface PgBossEngineDeps {
 export function pgBossEngine(deps: PgBossEngineDeps): Engine {
   const { log, store } = deps;
   const work = inFlight();
+  // `Client` reaches pg-boss's pg.Pool as it is (its config is spread into the pool's), though its
+  // types do not list it.
+  const pool = { Client: SerialClient } as Partial<ConstructorOptions>;
   const boss = new PgBoss({
+    ...pool,
     connectionString: deps.connectionString,
     schema: 'pgboss',
     max: 3,
