@@ -5,6 +5,7 @@
 // Brackets play no part in finding it: no list of bracket lookalikes can be complete.
 
 import { nameOccurrences, readingOf } from './normalize.ts';
+import { readCodePoint } from './reading.ts';
 
 export const FENCE_TAG = 'untrusted_content';
 /** How the real opening tag starts; the attributes `source` and `trust` follow, in that order. */
@@ -23,7 +24,7 @@ const TAG_TAIL = 256;
 /** What the code point at `at` reads as, and its width in UTF-16 units. */
 function readAt(text: string, at: number): [string, number] {
   const cp = text.codePointAt(at) as number;
-  return [readingOf(String.fromCodePoint(cp)), cp > 0xffff ? 2 : 1];
+  return [readCodePoint(cp), cp > 0xffff ? 2 : 1];
 }
 
 /** The code point that ends just before `at` (a surrogate pair counts as one). */
@@ -143,7 +144,7 @@ function isPlainAttributeChar(ch: string): boolean {
   const cp = ch.codePointAt(0) as number;
   if (cp >= 0x20 && cp <= 0x7e) return true;
   // Letters and digits of any script, unless their reading is markup (a lookalike `<`, a quote).
-  return /^[\p{L}\p{N}]$/u.test(ch) && !/[<>"'&=/]/.test(readingOf(ch));
+  return /^[\p{L}\p{N}]$/u.test(ch) && !/[<>"'&]/.test(readingOf(ch));
 }
 
 /** The name of a source, escaped, and never empty. */

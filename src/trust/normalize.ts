@@ -3,14 +3,15 @@
 // original with the spans of forged names replaced, never a skeleton.
 //
 // A reader may see a text in more than one way, so it is scanned in three:
-//   raw      the characters as written (a name inside an HTML comment, inside `&...;` letters);
+//   raw      the characters as written (a name inside an HTML comment, inside `&...;` letters,
+//            or spelled in tag characters, which read as the ASCII they mirror here only);
 //   decoded  character references decoded, repeatedly (`&#117;ntrusted`, `&amp;lt;`);
 //   rendered decoded, with HTML comments, CDATA markers and tags taken out (`untr<!-- -->usted`).
 // In each, invisible characters are dropped, each code point reads as its prototype (reading.ts)
 // and only the letters a-z and `<` are kept: whatever else is not a letter (spaces, `_`, `-`, line
 // breaks, closing brackets, digits, other scripts) cannot keep two letters of the name apart. A
 // `<` (or a lookalike) can: `<untrusted>\n</content>` is two tags, not the name.
-import { createReader } from './reading.ts';
+import { createReader, readCodePoint } from './reading.ts';
 import { ReferenceDecoder, type Units } from './references.ts';
 
 /** The tag name's letters: `untrusted_content` with any separator, or none. */
@@ -70,6 +71,9 @@ class LetterBuffer {
 
 const LT = 0x3c;
 const GT = 0x3e;
+/** The tag characters that mirror printable ASCII (U+E0020-U+E007E). */
+const TAG_ASCII_FIRST = 0xe0020;
+const TAG_ASCII_LAST = 0xe007e;
 
 function startsWith(units: Units, at: number, ascii: string): boolean {
   if (at + ascii.length > units.length) return false;
@@ -93,7 +97,8 @@ const MAX_TAG = 4096;
 
 /**
  * Marks the units a browser would not render as text: HTML comments (an unclosed one runs to the
- * end), the CDATA markers (not their content) and tags. Each unit is looked at a bounded number
+ * end; `--!>` is not taken as an end, the other scans still see past it), the CDATA markers (not
+ * their content) and tags. Each unit is looked at a bounded number
  * of times, so this is linear.
  */
 function hiddenUnits(units: Units): Uint8Array {
@@ -112,7 +117,8 @@ function hiddenUnits(units: Units): Uint8Array {
       continue;
     }
     if (startsWith(units, k, '<!--')) {
-      const close = indexOfUnits(units, '-->', k + 4);
+      // From k + 2, as browsers read it: `<!-->` and `<!--->` are whole (empty) comments.
+      const close = indexOfUnits(units, '-->', k + 2);
       const end = close === -1 ? units.length : close + 3;
       hidden.fill(1, k, end);
       k = end;
@@ -144,17 +150,25 @@ function hiddenUnits(units: Units): Uint8Array {
 export function skeletons(text: string): Letters[] {
   const read = createReader();
   const raw = new LetterBuffer(text.length);
-  const decoder = new ReferenceDecoder(text.length);
+  // Without `&` there is nothing to decode, and without `<` nothing to hide: the scans agree.
+  const decodes = text.includes('&');
+  const hides = text.includes('<');
+  const decoder = new ReferenceDecoder(decodes || hides ? text.length : 0);
   for (let i = 0; i < text.length; ) {
     const cp = text.codePointAt(i) as number;
     const width = cp > 0xffff ? 2 : 1;
     const reading = read(cp);
     if (reading !== '') {
       raw.add(reading, i, i + width);
-      decoder.push(cp, i, i + width);
+      if (decodes || hides) decoder.push(cp, i, i + width);
+    } else if (cp >= TAG_ASCII_FIRST && cp <= TAG_ASCII_LAST) {
+      // Invisible to a person, but a model may read a tag character as the ASCII it mirrors
+      // (U+E0075 as `u`): the raw scan reads it so; the others drop it.
+      raw.add(read(cp - 0xe0000), i, i + width);
     }
     i += width;
   }
+  if (!decodes && !hides) return [raw.done()];
   const units = decoder.finish();
   const hidden = hiddenUnits(units);
   const decoded = new LetterBuffer(units.length);
@@ -180,8 +194,16 @@ const CLUSTER_GAP = 64;
  */
 export function nameOccurrences(text: string): Array<Array<[number, number]>> {
   const found: Array<Array<[number, number]>> = [];
+  // The scans mostly agree; an occurrence is kept once, by where its first and last letters are.
+  const seen = new Set<string>();
   for (const letters of skeletons(text)) {
     for (let at = letters.text.indexOf(NAME_LETTERS); at !== -1; ) {
+      const key = `${letters.start[at]}:${letters.end[at + NAME_LETTERS.length - 1]}`;
+      if (seen.has(key)) {
+        at = letters.text.indexOf(NAME_LETTERS, at + NAME_LETTERS.length);
+        continue;
+      }
+      seen.add(key);
       const spans: Array<[number, number]> = [];
       for (let k = at; k < at + NAME_LETTERS.length; k++) {
         const start = letters.start[k] as number;
@@ -199,5 +221,5 @@ export function nameOccurrences(text: string): Array<Array<[number, number]>> {
 
 /** What one character reads as on its own (NFKC, prototype, lower case; '' when invisible). */
 export function readingOf(ch: string): string {
-  return createReader()(ch.codePointAt(0) as number);
+  return readCodePoint(ch.codePointAt(0) as number);
 }

@@ -27,6 +27,14 @@ const ASCII: readonly string[] = Array.from({ length: 128 }, (_, c) => {
  */
 const INVISIBLE = /^[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}\p{M}]$/u;
 
+/** What one code point reads as: its prototype's letters and symbols, GAP, or '' when invisible. */
+export function readCodePoint(cp: number): string {
+  if (cp < 0x80) return ASCII[cp] as string;
+  const known = TABLE.get(cp);
+  if (known !== undefined) return known;
+  return INVISIBLE.test(String.fromCodePoint(cp)) ? '' : GAP;
+}
+
 /** A reader for one scan; it remembers the characters it has judged, for that scan only. */
 export function createReader(): (cp: number) => string {
   const seen = new Map<number, string>();

@@ -77,55 +77,55 @@ function decodeBody(body: string, terminated: boolean): Decoded | null {
 
 /** Collects units and decodes references as they complete. */
 export class ReferenceDecoder {
-  private units: Units;
+  private cp: Int32Array;
+  private start: Int32Array;
+  private end: Int32Array;
   /** For each unit, how many body units (alphanumerics and `#`) end there in a row. */
   private run: Int32Array;
+  private length = 0;
 
   constructor(capacity: number) {
     const size = Math.max(16, capacity);
-    this.units = {
-      cp: new Int32Array(size),
-      start: new Int32Array(size),
-      end: new Int32Array(size),
-      length: 0,
-    };
+    this.cp = new Int32Array(size);
+    this.start = new Int32Array(size);
+    this.end = new Int32Array(size);
     this.run = new Int32Array(size);
   }
 
   push(cp: number, start: number, end: number): void {
-    this.append(cp, start, end);
-    const top = this.units.length - 1;
-    if (cp === SEMI) this.decodeBefore(top, true);
-    else if (!isBodyUnit(cp)) this.decodeBefore(top, false);
+    const n = this.length;
+    if (n === this.cp.length) this.grow();
+    this.cp[n] = cp;
+    this.start[n] = start;
+    this.end[n] = end;
+    const body = isBodyUnit(cp);
+    this.run[n] = body ? (n > 0 ? (this.run[n - 1] as number) : 0) + 1 : 0;
+    this.length = n + 1;
+    // Only a unit that ends a body right after an `&` can complete a reference.
+    if (body || n === 0) return;
+    const length = this.run[n - 1] as number;
+    if (length > 0 && n - length - 1 >= 0 && this.cp[n - length - 1] === AMP) {
+      this.decodeBefore(n, cp === SEMI);
+    }
   }
 
   /** The units once the input has ended (a reference may end the input without a `;`). */
   finish(): Units {
-    this.decodeBefore(this.units.length, false);
-    return this.units;
-  }
-
-  private append(cp: number, start: number, end: number): void {
-    const u = this.units;
-    if (u.length === u.cp.length) this.grow();
-    u.cp[u.length] = cp;
-    u.start[u.length] = start;
-    u.end[u.length] = end;
-    this.run[u.length] = isBodyUnit(cp) ? (u.length > 0 ? (this.run[u.length - 1] as number) : 0) + 1 : 0;
-    u.length++;
+    this.decodeBefore(this.length, false);
+    return { cp: this.cp, start: this.start, end: this.end, length: this.length };
   }
 
   private grow(): void {
-    const u = this.units;
-    const size = u.cp.length * 2;
-    for (const key of ['cp', 'start', 'end'] as const) {
+    const size = this.cp.length * 2;
+    const grown = (from: Int32Array) => {
       const next = new Int32Array(size);
-      next.set(u[key]);
-      u[key] = next;
-    }
-    const run = new Int32Array(size);
-    run.set(this.run);
-    this.run = run;
+      next.set(from);
+      return next;
+    };
+    this.cp = grown(this.cp);
+    this.start = grown(this.start);
+    this.end = grown(this.end);
+    this.run = grown(this.run);
   }
 
   /**
@@ -134,23 +134,22 @@ export class ReferenceDecoder {
    * the decoded character completes is decoded in turn.
    */
   private decodeBefore(at: number, terminated: boolean): void {
-    const u = this.units;
     const length = at > 0 ? (this.run[at - 1] as number) : 0;
     const amp = at - length - 1;
-    if (length === 0 || length > MAX_BODY || amp < 0 || u.cp[amp] !== AMP) return;
+    if (length === 0 || length > MAX_BODY || amp < 0 || this.cp[amp] !== AMP) return;
     let body = '';
-    for (let k = amp + 1; k < at; k++) body += String.fromCharCode(u.cp[k] as number);
+    for (let k = amp + 1; k < at; k++) body += String.fromCharCode(this.cp[k] as number);
     const decoded = decodeBody(body, terminated);
     if (decoded === null) return;
     const whole = decoded.used === length;
     const lastUsed = whole && terminated ? at : amp + decoded.used;
     const rest: Array<[number, number, number]> = [];
-    for (let k = lastUsed + 1; k < u.length; k++) {
-      rest.push([u.cp[k] as number, u.start[k] as number, u.end[k] as number]);
+    for (let k = lastUsed + 1; k < this.length; k++) {
+      rest.push([this.cp[k] as number, this.start[k] as number, this.end[k] as number]);
     }
-    const start = u.start[amp] as number;
-    const end = u.end[lastUsed] as number;
-    u.length = amp;
+    const start = this.start[amp] as number;
+    const end = this.end[lastUsed] as number;
+    this.length = amp;
     this.push(decoded.cp, start, end);
     for (const [cp, s, e] of rest) this.push(cp, s, e);
   }
