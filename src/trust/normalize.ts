@@ -91,13 +91,26 @@ function indexOfUnits(units: Units, ascii: string, from: number): number {
   return -1;
 }
 
+/**
+ * Where the comment opened at `open` ends, as browsers read it: at `-->` or `--!>`, searched from
+ * `open + 2` so that `<!-->` and `<!--->` are whole (empty) comments; an unclosed one runs to the end.
+ */
+function commentEnd(units: Units, open: number): number {
+  const HYPHEN = 0x2d;
+  for (let j = open + 2; j + 2 < units.length; j++) {
+    if (units.cp[j] !== HYPHEN || units.cp[j + 1] !== HYPHEN) continue;
+    if (units.cp[j + 2] === GT) return j + 3;
+    if (units.cp[j + 2] === 0x21 && units.cp[j + 3] === GT) return j + 4;
+  }
+  return units.length;
+}
+
 const TAG_START = /^[A-Za-z/!?]$/;
 /** Longest tag taken out of the rendered scan; longer `<...>` runs stay (and so stay visible). */
 const MAX_TAG = 4096;
 
 /**
- * Marks the units a browser would not render as text: HTML comments (an unclosed one runs to the
- * end; `--!>` is not taken as an end, the other scans still see past it), the CDATA markers (not
+ * Marks the units a browser would not render as text: HTML comments, the CDATA markers (not
  * their content) and tags. Each unit is looked at a bounded number
  * of times, so this is linear.
  */
@@ -117,9 +130,7 @@ function hiddenUnits(units: Units): Uint8Array {
       continue;
     }
     if (startsWith(units, k, '<!--')) {
-      // From k + 2, as browsers read it: `<!-->` and `<!--->` are whole (empty) comments.
-      const close = indexOfUnits(units, '-->', k + 2);
-      const end = close === -1 ? units.length : close + 3;
+      const end = commentEnd(units, k);
       hidden.fill(1, k, end);
       k = end;
       continue;
