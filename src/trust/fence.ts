@@ -12,7 +12,7 @@ export const FENCE_TAG = 'untrusted_content';
 export const FENCE_OPEN_PREFIX = `<${FENCE_TAG} `;
 /** The real closing tag, always the last line of fenced text. */
 export const FENCE_CLOSE = `</${FENCE_TAG}>`;
-/** What a forged marker becomes: no angle bracket, no lookalike of one, no letter of the name's `u`. */
+/** What a forged marker becomes: no bracket of any shape, and no `u`, so never part of a name. */
 export const MARKER_REPLACEMENT = '[fenced-marker removed]';
 /** What the content becomes in the one case the replacement loop gives up (never seen in tests). */
 const WITHHELD = '[content withheld: it kept forming fence markers]';

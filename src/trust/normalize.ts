@@ -9,8 +9,8 @@
 //   rendered decoded, with HTML comments, CDATA markers and tags taken out (`untr<!-- -->usted`).
 // In each, invisible characters are dropped, each code point reads as its prototype (reading.ts)
 // and only the letters a-z and `<` are kept: whatever else is not a letter (spaces, `_`, `-`, line
-// breaks, closing brackets, digits, other scripts) cannot keep two letters of the name apart. A
-// `<` (or a lookalike) can: `<untrusted>\n</content>` is two tags, not the name.
+// breaks, brackets of any other shape, digits, other scripts) cannot keep two letters of the name
+// apart. A real `<` can: `<untrusted>\n</content>` is two tags, not the name.
 import { createReader, readCodePoint } from './reading.ts';
 import { ReferenceDecoder, type Units } from './references.ts';
 
@@ -71,6 +71,15 @@ class LetterBuffer {
 
 const LT = 0x3c;
 const GT = 0x3e;
+/**
+ * Only `<` itself (and its NFKC twins ＜ ﹤) keeps two letters of the name apart: a lookalike
+ * bracket inside the name (`untrusted≺content`) is a gap like any other, so it hides nothing.
+ */
+function scanReading(reading: string, cp: number): string {
+  if (!reading.includes('<') || cp === LT || cp === 0xff1c || cp === 0xfe64) return reading;
+  return reading.replaceAll('<', ' ');
+}
+
 /** The tag characters that mirror printable ASCII (U+E0020-U+E007E). */
 const TAG_ASCII_FIRST = 0xe0020;
 const TAG_ASCII_LAST = 0xe007e;
@@ -170,12 +179,12 @@ export function skeletons(text: string): Letters[] {
     const width = cp > 0xffff ? 2 : 1;
     const reading = read(cp);
     if (reading !== '') {
-      raw.add(reading, i, i + width);
+      raw.add(scanReading(reading, cp), i, i + width);
       if (decodes || hides) decoder.push(cp, i, i + width);
     } else if (cp >= TAG_ASCII_FIRST && cp <= TAG_ASCII_LAST) {
       // Invisible to a person, but a model may read a tag character as the ASCII it mirrors
       // (U+E0075 as `u`): the raw scan reads it so; the others drop it.
-      raw.add(read(cp - 0xe0000), i, i + width);
+      raw.add(scanReading(read(cp - 0xe0000), cp), i, i + width);
     }
     i += width;
   }
@@ -189,8 +198,9 @@ export function skeletons(text: string): Letters[] {
     if (reading === '') continue;
     const start = units.start[k] as number;
     const end = units.end[k] as number;
-    decoded.add(reading, start, end);
-    if (hidden[k] === 0) rendered.add(reading, start, end);
+    const scanned = scanReading(reading, units.cp[k] as number);
+    decoded.add(scanned, start, end);
+    if (hidden[k] === 0) rendered.add(scanned, start, end);
   }
   return [raw.done(), decoded.done(), rendered.done()];
 }
