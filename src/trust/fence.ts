@@ -68,10 +68,14 @@ function widenToTag(text: string, [start, end]: [number, number]): [number, numb
 export function findMarkers(text: string): Array<[number, number]> {
   if (text === '') return [];
   const spans: Array<[number, number]> = [];
+  // The scans mostly find the same occurrences; each tag around them is looked for once.
+  const widened = new Map<string, [number, number]>();
   for (const occurrence of nameOccurrences(text)) {
     const first = occurrence[0] as [number, number];
     const last = occurrence.at(-1) as [number, number];
-    const [head, tail] = widenToTag(text, [first[0], last[1]]);
+    const key = `${first[0]}:${last[1]}`;
+    const [head, tail] = widened.get(key) ?? widenToTag(text, [first[0], last[1]]);
+    widened.set(key, [head, tail]);
     first[0] = head;
     last[1] = tail; // first and last are the same span when the letters sit together
     spans.push(...occurrence);

@@ -215,16 +215,8 @@ const CLUSTER_GAP = 64;
  */
 export function nameOccurrences(text: string): Array<Array<[number, number]>> {
   const found: Array<Array<[number, number]>> = [];
-  // The scans mostly agree; an occurrence is kept once, by where its first and last letters are.
-  const seen = new Set<string>();
   for (const letters of skeletons(text)) {
     for (let at = letters.text.indexOf(NAME_LETTERS); at !== -1; ) {
-      const key = `${letters.start[at]}:${letters.end[at + NAME_LETTERS.length - 1]}`;
-      if (seen.has(key)) {
-        at = letters.text.indexOf(NAME_LETTERS, at + NAME_LETTERS.length);
-        continue;
-      }
-      seen.add(key);
       const spans: Array<[number, number]> = [];
       for (let k = at; k < at + NAME_LETTERS.length; k++) {
         const start = letters.start[k] as number;
