@@ -56,7 +56,9 @@ function lettersOf(text: string, tagsAsAscii: boolean): string {
   for (const ch of text) {
     const cp = ch.codePointAt(0) as number;
     if (tagsAsAscii && cp >= 0xe0020 && cp <= 0xe007e) {
-      out += String.fromCodePoint(cp - 0xe0000).toLowerCase().replace('<', '');
+      out += String.fromCodePoint(cp - 0xe0000)
+        .toLowerCase()
+        .replace('<', '');
       continue;
     }
     const reading =
