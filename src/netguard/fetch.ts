@@ -8,7 +8,7 @@ import { request } from 'undici';
 import type { PinnedAgentOptions } from './pinned-agent.ts';
 import { pinnedAgent } from './pinned-agent.ts';
 import { type Resolver, systemResolver } from './resolve.ts';
-import { parseTarget } from './url.ts';
+import { parseTarget, redactedHref } from './url.ts';
 import { type VetOptions, vetTarget } from './vet.ts';
 
 export interface FetchLimits {
@@ -171,11 +171,11 @@ export async function guardedFetch(rawUrl: string, options: GuardedFetchOptions 
           // The Location header is the server's text: it is only ever shown re-serialized and clipped.
           const next = URL.parse(location, url.href);
           if (redirects.length >= maxRedirects) {
-            const reason = `more than ${maxRedirects} redirects (the redirect limit); the next one pointed to ${clip(next?.href ?? 'an invalid URL')}`;
+            const reason = `more than ${maxRedirects} redirects (the redirect limit); the next one pointed to ${clip(next ? redactedHref(next) : 'an invalid URL')}`;
             return { kind: 'limit', limit: 'redirects', url: current, reason };
           }
           if (!next) return { kind: 'failed', url: current, reason: 'redirected to an invalid URL' };
-          current = next.href;
+          current = redactedHref(next);
           redirects.push(current);
           target = parseTarget(next);
           continue;

@@ -13,5 +13,5 @@ export {
 } from './fetch.ts';
 export { pinConnectOptions, pinnedAgent } from './pinned-agent.ts';
 export { type Resolver, staticResolver, systemResolver } from './resolve.ts';
-export { hostKey, parseTarget, type Target } from './url.ts';
+export { hostKey, parseTarget, redactedHref, type Target } from './url.ts';
 export { type VetOptions, type VetResult, vetTarget, vetUrl } from './vet.ts';

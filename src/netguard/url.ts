@@ -15,7 +15,7 @@ export type Target =
     }
   | { ok: false; reason: string };
 
-/** Parses a URL (or checks an already parsed one) and admits http and https only. */
+/** Parses a URL (or checks an already parsed one): http and https only, no credentials. */
 export function parseTarget(input: string | URL): Target {
   const url = typeof input === 'string' ? URL.parse(input) : input;
   if (!url) return { ok: false, reason: 'not a valid URL (WHATWG URL parsing failed)' };
@@ -23,6 +23,15 @@ export function parseTarget(input: string | URL): Target {
     return {
       ok: false,
       reason: `the scheme "${url.protocol.replace(/:$/, '')}" is not allowed; only http and https are`,
+    };
+  }
+  // Credentials in a URL are a secret the model would echo and a classic disguise
+  // (`http://public.example@10.0.0.1/`); no fetch needs them, so they are refused outright.
+  if (url.username !== '' || url.password !== '') {
+    return {
+      ok: false,
+      reason:
+        'the URL carries credentials (a user name or password before "@"); remove them and use the URL without them',
     };
   }
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -34,4 +43,16 @@ export function parseTarget(input: string | URL): Target {
 /** The key a host is looked up and allowlisted by: a trailing root dot names the same host. */
 export function hostKey(host: string): string {
   return host.toLowerCase().replace(/\.$/, '');
+}
+
+/**
+ * A URL as it may be shown or logged: any user name and password replaced by `***`, so a
+ * redirect target's credentials never reach a message, a log or the model.
+ */
+export function redactedHref(url: URL): string {
+  if (url.username === '' && url.password === '') return url.href;
+  const copy = new URL(url.href);
+  copy.username = '***';
+  copy.password = '';
+  return copy.href;
 }

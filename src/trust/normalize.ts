@@ -1,137 +1,238 @@
-// The matching copy of a text: what a reader would take each character for, so that forged fence
-// markers can be found however they are disguised. It is only ever used to find spans; the text the
-// model receives is the original with those spans replaced, never this copy.
+// The skeleton of a text, as the fence scans it: every letter a reader could take for one of the
+// tag name's letters, in order, each with the original span it came from. The model receives the
+// original with the spans of forged names replaced, never a skeleton.
+//
+// A reader may see a text in more than one way, so it is scanned in three:
+//   raw      the characters as written (a name inside an HTML comment, inside `&...;` letters,
+//            or spelled in tag characters, which read as the ASCII they mirror here only);
+//   decoded  character references decoded, repeatedly (`&#117;ntrusted`, `&amp;lt;`);
+//   rendered decoded, with HTML comments, CDATA markers and tags taken out (`untr<!-- -->usted`).
+// In each, invisible characters are dropped, each code point reads as its prototype (reading.ts)
+// and only the letters a-z and `<` are kept: whatever else is not a letter (spaces, `_`, `-`, line
+// breaks, brackets of any other shape, digits, other scripts) cannot keep two letters of the name
+// apart. A real `<` can: `<untrusted>\n</content>` is two tags, not the name.
+import { createReader, readCodePoint } from './reading.ts';
+import { ReferenceDecoder, type Units } from './references.ts';
 
-/** Characters a reader may take for `<` or `>` (NFKC already folds the fullwidth and small forms). */
-const OPENING_BRACKETS =
-  '<\uFF1C\uFE64\u2329\u3008\u2039\u276E\u27E8\u02C2\u1438\u16B2\u276C\u2770\u29FC\u27EA\u300A\u00AB' +
-  '\u226A\u2264\u22D6\uFE3F\u{1D236}';
-const CLOSING_BRACKETS =
-  '>\uFF1E\uFE65\u232A\u3009\u203A\u276F\u27E9\u02C3\u1433\u276D\u2771\u29FD\u27EB\u300B\u00BB' +
-  '\u226B\u2265\u22D7\uFE40\u{1D237}\u{16F3F}';
+/** The tag name's letters: `untrusted_content` with any separator, or none. */
+export const NAME_LETTERS = 'untrustedcontent';
 
-/**
- * Letters from other scripts that look like Latin ones (Cyrillic, Greek, Armenian, Coptic, small
- * capitals and a few more), each string listing the lookalikes of one Latin letter. Capitals are
- * listed where their lower case would look like a different letter (Greek Ν is N, ν is v).
- */
-const CONFUSABLE_LETTERS: Record<string, string> = {
-  a: '\u0430\u0410\u03B1\u0391\u0251\u237A',
-  b: '\u0412\u0392\u0432\u0184',
-  c: '\u0441\u0421\u03F2\u03F9\u1D04\u2CA5\u2CA4\u0188\u217D',
-  d: '\u0501\u0257\u0256\u1D05\u146F\u217E',
-  e: '\u0435\u0415\u0395\u03B5\u1D07\u0454\u0404\u212E\u04BD\u0113',
-  h: '\u04BB\u04BA\u0397\u043D\u041D',
-  i: '\u0456\u0406\u0131\u0269\u03B9\u0399\u04CF',
-  j: '\u0458\u0408',
-  k: '\u043A\u041A\u039A\u03BA',
-  m: '\u041C\u039C\u043C',
-  n: '\u0578\u03B7\u043F\u0274\u039D\u057C',
-  o: '\u043E\u041E\u03BF\u039F\u0585\u03C3\u1D0F\u2C9F\u2C9E\u0B66\u0AE6\u0966\u0D20',
-  p: '\u0440\u0420\u03C1\u03A1',
-  r: '\u0433\u0280\u027E\u1D26\u0491',
-  s: '\u0455\u0405\uA731\u01BD\u0282',
-  t: '\u0442\u0422\u03C4\u03A4\u1D1B\u0167\u01AD',
-  u: '\u057D\u03C5\u028B\u1D1C\uA79F\u0446',
-  v: '\u03BD\u0474\u0475',
-  w: '\u0461\u051D',
-  x: '\u0445\u0425\u03C7\u03A7',
-  y: '\u0443\u0423\u03A5\u04AF',
-  z: '\u0396',
-};
-
-const FOLD = new Map<string, string>();
-for (const ch of OPENING_BRACKETS) FOLD.set(ch, '<');
-for (const ch of CLOSING_BRACKETS) FOLD.set(ch, '>');
-for (const [latin, lookalikes] of Object.entries(CONFUSABLE_LETTERS)) {
-  for (const ch of lookalikes) FOLD.set(ch, latin);
+/** The letters of one scan and, for each, the original span [start, end) it came from. */
+interface Letters {
+  text: string;
+  start: Int32Array;
+  end: Int32Array;
 }
 
-/** Invisible characters: format (Cf, which holds zero-width, soft hyphen, BOM, bidi), ignorables, controls. */
-const INVISIBLE = /^[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}]$/u;
-const MARKS = /\p{M}/gu;
+class LetterBuffer {
+  private codes: Uint8Array;
+  private starts: Int32Array;
+  private ends: Int32Array;
+  private length = 0;
 
-/** The fold of each ASCII character: lower case, controls other than whitespace dropped. */
-const ASCII_FOLD: string[] = Array.from({ length: 128 }, (_, c) => {
-  if ((c < 0x20 && (c < 0x09 || c > 0x0d)) || c === 0x7f) return '';
-  return String.fromCharCode(c).toLowerCase();
-});
+  constructor(capacity: number) {
+    const size = Math.max(16, capacity);
+    this.codes = new Uint8Array(size);
+    this.starts = new Int32Array(size);
+    this.ends = new Int32Array(size);
+  }
 
-const cache = new Map<number, string>();
-
-function foldOne(ch: string): string {
-  const direct = FOLD.get(ch);
-  if (direct !== undefined) return direct;
-  const lower = ch.toLowerCase();
-  return FOLD.get(lower) ?? lower;
-}
-
-/** What one non-ASCII code point reads as: NFKC, accents stripped, lookalikes folded, lower case. */
-function foldCodePoint(cp: number, ch: string): string {
-  const cached = cache.get(cp);
-  if (cached !== undefined) return cached;
-  let folded: string;
-  if (INVISIBLE.test(ch)) folded = '';
-  else if (FOLD.has(ch)) folded = FOLD.get(ch) as string;
-  else {
-    folded = '';
-    for (const part of ch.normalize('NFKC').normalize('NFD').replace(MARKS, '')) {
-      folded += INVISIBLE.test(part) ? '' : foldOne(part);
+  /** Adds the letters of a reading (a reading may hold several: `ﬆ` reads "st"), and `<`. */
+  add(reading: string, start: number, end: number): void {
+    for (let k = 0; k < reading.length; k++) {
+      const c = reading.charCodeAt(k);
+      if ((c < 0x61 || c > 0x7a) && c !== LT) continue;
+      if (this.length === this.codes.length) this.grow();
+      this.codes[this.length] = c;
+      this.starts[this.length] = start;
+      this.ends[this.length] = end;
+      this.length++;
     }
   }
-  if (cache.size < 65_536) cache.set(cp, folded);
-  return folded;
+
+  private grow(): void {
+    const size = this.codes.length * 2;
+    const codes = new Uint8Array(size);
+    codes.set(this.codes);
+    this.codes = codes;
+    const starts = new Int32Array(size);
+    starts.set(this.starts);
+    this.starts = starts;
+    const ends = new Int32Array(size);
+    ends.set(this.ends);
+    this.ends = ends;
+  }
+
+  done(): Letters {
+    const text = Buffer.from(this.codes.buffer, 0, this.length).toString('latin1');
+    return { text, start: this.starts.subarray(0, this.length), end: this.ends.subarray(0, this.length) };
+  }
 }
 
-export interface MatchingCopy {
-  /** The folded text. */
-  text: string;
-  /** For each UTF-16 index of `text`, the index in the original where its code point starts. */
-  from: Uint32Array;
+const LT = 0x3c;
+const GT = 0x3e;
+/**
+ * Only `<` itself (and its NFKC twins ＜ ﹤) keeps two letters of the name apart: a lookalike
+ * bracket inside the name (`untrusted≺content`) is a gap like any other, so it hides nothing.
+ */
+function scanReading(reading: string, cp: number): string {
+  if (!reading.includes('<') || cp === LT || cp === 0xff1c || cp === 0xfe64) return reading;
+  return reading.replaceAll('<', ' ');
+}
+
+/** The tag characters that mirror printable ASCII (U+E0020-U+E007E). */
+const TAG_ASCII_FIRST = 0xe0020;
+const TAG_ASCII_LAST = 0xe007e;
+
+function startsWith(units: Units, at: number, ascii: string): boolean {
+  if (at + ascii.length > units.length) return false;
+  for (let k = 0; k < ascii.length; k++) {
+    if (units.cp[at + k] !== ascii.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+/** Where `ascii` next starts at or after `from`, or -1. */
+function indexOfUnits(units: Units, ascii: string, from: number): number {
+  for (let k = from; k + ascii.length <= units.length; k++) {
+    if (units.cp[k] === ascii.charCodeAt(0) && startsWith(units, k, ascii)) return k;
+  }
+  return -1;
 }
 
 /**
- * Builds the matching copy one original code point at a time, remembering where every folded
- * character came from, so a span found in the copy maps back to whole original code points.
+ * Where the comment opened at `open` ends, as browsers read it: at `-->` or `--!>`, searched from
+ * `open + 2` so that `<!-->` and `<!--->` are whole (empty) comments; an unclosed one runs to the end.
  */
-export function matchingCopy(input: string): MatchingCopy {
-  const pieces: string[] = [];
-  let from = new Uint32Array(input.length + 16);
-  let length = 0;
-  for (let i = 0; i < input.length; ) {
-    const unit = input.charCodeAt(i);
-    let folded: string;
-    let width = 1;
-    if (unit < 0x80) folded = ASCII_FOLD[unit] as string;
-    else {
-      const cp = input.codePointAt(i) as number;
-      width = cp > 0xffff ? 2 : 1;
-      folded = foldCodePoint(cp, input.slice(i, i + width));
+function commentEnd(units: Units, open: number): number {
+  const HYPHEN = 0x2d;
+  for (let j = open + 2; j + 2 < units.length; j++) {
+    if (units.cp[j] !== HYPHEN || units.cp[j + 1] !== HYPHEN) continue;
+    if (units.cp[j + 2] === GT) return j + 3;
+    if (units.cp[j + 2] === 0x21 && units.cp[j + 3] === GT) return j + 4;
+  }
+  return units.length;
+}
+
+const TAG_START = /^[A-Za-z/!?]$/;
+/** Longest tag taken out of the rendered scan; longer `<...>` runs stay (and so stay visible). */
+const MAX_TAG = 4096;
+
+/**
+ * Marks the units a browser would not render as text: HTML comments, the CDATA markers (not
+ * their content) and tags. Each unit is looked at a bounded number
+ * of times, so this is linear.
+ */
+function hiddenUnits(units: Units): Uint8Array {
+  const hidden = new Uint8Array(units.length);
+  // The next `]]>` at or after a position; asked with growing positions, so searched once.
+  let cdataClose = -2;
+  const nextCdataClose = (from: number) => {
+    if (cdataClose === -1 || cdataClose >= from) return cdataClose;
+    cdataClose = indexOfUnits(units, ']]>', from);
+    return cdataClose;
+  };
+  let k = 0;
+  while (k < units.length) {
+    if (units.cp[k] !== LT) {
+      k++;
+      continue;
     }
-    if (folded.length > 0) {
-      if (length + folded.length > from.length) {
-        const grown = new Uint32Array(Math.max(from.length * 2, length + folded.length));
-        grown.set(from);
-        from = grown;
-      }
-      for (let k = 0; k < folded.length; k++) from[length + k] = i;
-      length += folded.length;
-      pieces.push(folded);
+    if (startsWith(units, k, '<!--')) {
+      const end = commentEnd(units, k);
+      hidden.fill(1, k, end);
+      k = end;
+      continue;
+    }
+    if (startsWith(units, k, '<![CDATA[')) {
+      hidden.fill(1, k, k + 9);
+      const close = nextCdataClose(k + 9);
+      if (close !== -1) hidden.fill(1, close, close + 3);
+      k += 9;
+      continue;
+    }
+    const next = units.cp[k + 1];
+    if (next === undefined || !TAG_START.test(String.fromCodePoint(next))) {
+      k++;
+      continue;
+    }
+    let j = k + 1;
+    while (j < units.length && j - k < MAX_TAG && units.cp[j] !== LT && units.cp[j] !== GT) j++;
+    if (units.cp[j] === GT) {
+      hidden.fill(1, k, j + 1);
+      k = j + 1;
+    } else k = j;
+  }
+  return hidden;
+}
+
+/** The three scans of a text (see the top of this file). */
+export function skeletons(text: string): Letters[] {
+  const read = createReader();
+  const raw = new LetterBuffer(text.length);
+  // Without `&` there is nothing to decode, and without `<` nothing to hide: the scans agree.
+  const decodes = text.includes('&');
+  const hides = text.includes('<');
+  const decoder = new ReferenceDecoder(decodes || hides ? text.length : 0);
+  for (let i = 0; i < text.length; ) {
+    const cp = text.codePointAt(i) as number;
+    const width = cp > 0xffff ? 2 : 1;
+    const reading = read(cp);
+    if (reading !== '') {
+      raw.add(scanReading(reading, cp), i, i + width);
+      if (decodes || hides) decoder.push(cp, i, i + width);
+    } else if (cp >= TAG_ASCII_FIRST && cp <= TAG_ASCII_LAST) {
+      // Invisible to a person, but a model may read a tag character as the ASCII it mirrors
+      // (U+E0075 as `u`): the raw scan reads it so; the others drop it.
+      raw.add(scanReading(read(cp - 0xe0000), cp), i, i + width);
     }
     i += width;
   }
-  return { text: pieces.join(''), from: from.subarray(0, length) };
+  if (!decodes && !hides) return [raw.done()];
+  const units = decoder.finish();
+  const hidden = hiddenUnits(units);
+  const decoded = new LetterBuffer(units.length);
+  const rendered = new LetterBuffer(units.length);
+  for (let k = 0; k < units.length; k++) {
+    const reading = read(units.cp[k] as number);
+    if (reading === '') continue;
+    const start = units.start[k] as number;
+    const end = units.end[k] as number;
+    const scanned = scanReading(reading, units.cp[k] as number);
+    decoded.add(scanned, start, end);
+    if (hidden[k] === 0) rendered.add(scanned, start, end);
+  }
+  return [raw.done(), decoded.done(), rendered.done()];
 }
 
-/** The original span [start, end) of the folded span [start, end) of `copy`, in whole code points. */
-export function originalSpan(
-  input: string,
-  copy: MatchingCopy,
-  start: number,
-  end: number,
-): [number, number] {
-  const first = copy.from[start] as number;
-  const last = copy.from[end - 1] as number;
-  const lastWidth = (input.codePointAt(last) as number) > 0xffff ? 2 : 1;
-  return [first, last + lastWidth];
+/** Letters of one occurrence closer than this in the original stay one span; farther ones split. */
+const CLUSTER_GAP = 64;
+
+/**
+ * Every occurrence of the tag name in any scan, as the original spans that hold its letters: one
+ * span when the letters sit together, several when a long run of other text separates them (that
+ * text is not the name's and is kept).
+ */
+export function nameOccurrences(text: string): Array<Array<[number, number]>> {
+  const found: Array<Array<[number, number]>> = [];
+  for (const letters of skeletons(text)) {
+    for (let at = letters.text.indexOf(NAME_LETTERS); at !== -1; ) {
+      const spans: Array<[number, number]> = [];
+      for (let k = at; k < at + NAME_LETTERS.length; k++) {
+        const start = letters.start[k] as number;
+        const end = letters.end[k] as number;
+        const last = spans.at(-1);
+        if (last && start - last[1] <= CLUSTER_GAP) last[1] = Math.max(last[1], end);
+        else spans.push([start, end]);
+      }
+      found.push(spans);
+      at = letters.text.indexOf(NAME_LETTERS, at + NAME_LETTERS.length);
+    }
+  }
+  return found;
+}
+
+/** What one character reads as on its own (NFKC, prototype, lower case; '' when invisible). */
+export function readingOf(ch: string): string {
+  return readCodePoint(ch.codePointAt(0) as number);
 }
