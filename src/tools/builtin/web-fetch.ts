@@ -11,6 +11,7 @@ import {
   formatDuration,
   guardedFetch,
   type Resolver,
+  redactedHref,
 } from '../../netguard/index.ts';
 import { type Tool, ToolInputError } from '../types.ts';
 
@@ -178,11 +179,17 @@ export function readableHtml(html: string, url: string): { title: string; text: 
   return { title, text: page.body ? toText(page.body, url) : '' };
 }
 
+/** A URL as the model may be shown it: credentials it carried are never echoed back. */
+const shown = (href: string) => {
+  const url = URL.parse(href);
+  return clip(url ? redactedHref(url) : href);
+};
+
 function refuse(outcome: Exclude<FetchOutcome, { kind: 'ok' }>, asked: string): never {
-  const where = clip(outcome.url);
+  const where = shown(outcome.url);
   switch (outcome.kind) {
     case 'blocked': {
-      const what = outcome.url === asked ? where : `the redirect to ${where} (from ${clip(asked)})`;
+      const what = outcome.url === asked ? where : `the redirect to ${where} (from ${shown(asked)})`;
       throw new ToolInputError(
         `web_fetch refused ${what}: ${outcome.reason}. It fetches public internet pages over http(s) only; private, local and internal addresses are never reachable, however the URL is written.`,
       );
