@@ -102,7 +102,7 @@ describe('SIGTERM during a turn', () => {
     first.child.stdin.write('sleep a while\n');
     await waitFor(() => running(marker), 'the command to run', 30_000);
     expect(await stopWithSigterm(first)).toBeLessThan(EXIT_WITHIN_MS);
-    await waitFor(() => !running(marker), 'the process group to be gone', 3000);
+    await waitFor(() => !running(marker), 'the process group to be gone', 10_000);
 
     const second = chat(envFor(model));
     await waitFor(() => second.output().includes('It was cut off.'), 'the resumed answer', 30_000);
