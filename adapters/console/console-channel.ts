@@ -27,6 +27,7 @@ export function renderPrompt(prompt: PermissionPrompt): string {
     `  arguments: ${prompt.args}`,
     `  danger: ${prompt.score} (${prompt.level}), layer: ${prompt.layer}`,
     `  why: ${prompt.rationale}`,
+    ...(prompt.layer === 'egress' ? ['  session: allows this host for the rest of the session'] : []),
     'answer once, session or deny: ',
   ].join('\n');
 }

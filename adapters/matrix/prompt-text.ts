@@ -30,12 +30,16 @@ export function promptText(prompt: PermissionPrompt, argsFile?: string): PromptT
       argsBody,
       `Danger: ${prompt.score} (${prompt.level}), layer: ${prompt.layer}`,
       `Why: ${prompt.rationale}`,
+      ...(prompt.layer === 'egress' ? ['🔁 / session allows this host for the rest of the session.'] : []),
     ].join('\n'),
     html: [
       `<p>🔐 <strong>Permission needed:</strong> <code>${escapeHtml(prompt.tool)}</code></p>`,
       argsHtml,
       `<p>Danger: <strong>${prompt.score} (${escapeHtml(prompt.level)})</strong>, layer: <code>${escapeHtml(prompt.layer)}</code><br>`,
       `Why: ${escapeHtml(prompt.rationale)}</p>`,
+      ...(prompt.layer === 'egress'
+        ? ['<p>🔁 / session allows this host for the rest of the session.</p>']
+        : []),
     ].join(''),
   };
 }

@@ -29,16 +29,21 @@ const button = (text: string, requestId: string, decision: PermissionDecision): 
   callback_data: encodeButton({ kind: 'decide', requestId, decision }),
 });
 
-export function decisionKeyboard(requestId: string, approvable = true): InlineKeyboardMarkup {
+export function decisionKeyboard(
+  requestId: string,
+  approvable = true,
+  session = 'Session',
+): InlineKeyboardMarkup {
   const deny = button('Deny', requestId, 'deny');
   return {
     inline_keyboard: [
-      approvable
-        ? [button('Once', requestId, 'once'), button('Session', requestId, 'session'), deny]
-        : [deny],
+      approvable ? [button('Once', requestId, 'once'), button(session, requestId, 'session'), deny] : [deny],
     ],
   };
 }
+
+/** An egress question's "session" allows the host for the session, and says so on its button. */
+const sessionButton = (prompt: PermissionPrompt) => (prompt.layer === 'egress' ? 'This host' : 'Session');
 
 /** An empty keyboard: editing a message with it removes the buttons. */
 export const NO_BUTTONS: InlineKeyboardMarkup = { inline_keyboard: [] };
@@ -61,7 +66,12 @@ const count = (n: number) => n.toLocaleString('en-US');
 /** The question as one message when the arguments fit, else as a file with the buttons on it. */
 export function promptPlan(prompt: PermissionPrompt, limit = MESSAGE_LIMIT): PromptPlan {
   const html = `${heading(prompt)}\n<pre>${escapeHtml(prompt.args)}</pre>\n${footer(prompt)}`;
-  if (html.length <= limit) return { kind: 'message', html, keyboard: decisionKeyboard(prompt.requestId) };
+  if (html.length <= limit)
+    return {
+      kind: 'message',
+      html,
+      keyboard: decisionKeyboard(prompt.requestId, true, sessionButton(prompt)),
+    };
   const size = `${count(prompt.args.length)} characters`;
   const caption = [
     heading(prompt),
@@ -79,7 +89,7 @@ export function promptPlan(prompt: PermissionPrompt, limit = MESSAGE_LIMIT): Pro
     filename: `${prompt.tool.replace(/[^A-Za-z0-9_-]/g, '_')}-arguments.txt`,
     content: prompt.args,
     caption,
-    keyboard: decisionKeyboard(prompt.requestId),
+    keyboard: decisionKeyboard(prompt.requestId, true, sessionButton(prompt)),
     fallback: { html: fallback, keyboard: decisionKeyboard(prompt.requestId, false) },
   };
 }

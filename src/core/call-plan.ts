@@ -5,6 +5,7 @@ import type { ToolCall } from '../gateway/types.ts';
 import type { Verdict } from '../permissions/gate.ts';
 import { approves, type Decision } from '../permissions/vocabulary.ts';
 import type { Tool } from '../tools/types.ts';
+import { egressContext } from './egress-context.ts';
 import type { AskedEvent, TurnState } from './turn-state.ts';
 import type { LoopDeps, TurnContext, TurnLog } from './turn-types.ts';
 
@@ -52,7 +53,12 @@ export async function planCall(
   const asked = state.asked.get(call.id);
   if (asked) return replayDecision(deps, log, state, call, tool, asked);
 
-  const verdict = await deps.gate.judge({ sessionId: turn.session.id, tool: call.name, args });
+  const verdict = await deps.gate.judge({
+    sessionId: turn.session.id,
+    tool: call.name,
+    args,
+    egress: egressContext(log.events),
+  });
   switch (verdict.verdict) {
     case 'allow':
       return { kind: 'run', call, tool, args, verdict };

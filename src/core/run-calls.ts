@@ -10,6 +10,8 @@ export interface Ran {
   ok: boolean;
   content: string;
   durationMs: number;
+  /** The content was fenced as untrusted. */
+  fenced?: boolean;
 }
 
 type Runnable = Extract<CallPlan, { kind: 'run' }>;
@@ -67,8 +69,8 @@ async function runOne(deps: LoopDeps, turn: TurnContext, log: TurnLog, plan: Run
     },
     tool.timeoutMs ?? deps.limits.toolTimeoutMs,
   );
-  const content = await shapeResult(deps, turn, call.name, tool.trusted === true, outcome);
+  const { text: content, fenced } = await shapeResult(deps, turn, call.name, tool.trusted === true, outcome);
   const durationMs = Math.round(performance.now() - started);
   await turn.sink({ type: 'tool_finished', callId: call.id, tool: call.name, ok: outcome.ok, durationMs });
-  return { ok: outcome.ok, content, durationMs };
+  return { ok: outcome.ok, content, durationMs, fenced };
 }

@@ -10,7 +10,15 @@ export type SessionEventData =
   | { kind: 'assistant_message'; text: string; toolCalls?: ToolCall[]; model: string; route: string }
   /** Written just before a tool runs: a call started but never finished was cut off by a crash. */
   | { kind: 'tool_started'; callId: string; tool: string; sensitive?: boolean }
-  | { kind: 'tool_result'; callId: string; tool: string; content: string; isError: boolean }
+  /** `untrusted`: the content was fenced (an outsider may have written it); it taints the session. */
+  | {
+      kind: 'tool_result';
+      callId: string;
+      tool: string;
+      content: string;
+      isError: boolean;
+      untrusted?: boolean;
+    }
   /**
    * Written in the same transaction as the request row (src/core/approvals.ts). It carries what
    * the owner is shown and what runs if approved, so the loop reads decisions from the log alone.

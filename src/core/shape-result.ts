@@ -4,15 +4,15 @@ import type { ToolOutcome } from '../tools/run-tool.ts';
 import { fence } from '../trust/fence.ts';
 import type { LoopDeps, TurnContext } from './turn-types.ts';
 
-/** Errors are the harness's own prose and pass as they are. */
+/** Errors are the harness's own prose and pass as they are; `fenced` says the content was not. */
 export async function shapeResult(
   deps: Pick<LoopDeps, 'limits' | 'outputs'>,
   turn: TurnContext,
   toolName: string,
   toolTrusted: boolean,
   outcome: ToolOutcome,
-): Promise<string> {
-  if (!outcome.ok) return outcome.content;
+): Promise<{ text: string; fenced: boolean }> {
+  if (!outcome.ok) return { text: outcome.content, fenced: false };
   const trusted = outcome.trusted ?? toolTrusted;
   const { offload } = deps.limits;
   const limit = offload.thresholdBytes[toolName] ?? offload.defaultBytes;
@@ -33,7 +33,7 @@ export async function shapeResult(
     });
     text = stored.digest;
   }
-  return trusted ? text : fence(text, toolName);
+  return trusted ? { text, fenced: false } : { text: fence(text, toolName), fenced: true };
 }
 
 /** Reads a result up to `limit` bytes; past that, hands back everything as one stream to store. */

@@ -85,6 +85,7 @@ async function record(
     tool: call.name,
     content: ran.content,
     isError: !ran.ok,
+    ...(ran.fenced ? { untrusted: true } : {}),
   });
   const verdict = plan.kind === 'run' || plan.kind === 'result' ? plan.verdict : undefined;
   const decision = plan.kind === 'run' || plan.kind === 'result' ? plan.decision : undefined;

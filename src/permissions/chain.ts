@@ -2,11 +2,13 @@
 // policy guard (deny) → exempt tools (allow) → danger classifier (shell) → standing grants
 // (never score 3) → ask the owner.
 import { resolve } from 'node:path';
+import { commandHosts, fetchHost, UNTAINTED, unknownHosts } from './egress.ts';
 import {
   EXEMPT_TOOLS,
   type Grant,
   type GrantScope,
   type GrantStore,
+  type PermissionCall,
   type PermissionGate,
   type Verdict,
 } from './gate.ts';
@@ -68,11 +70,20 @@ export function permissionChain(options: ChainOptions): PermissionGate {
   return {
     async judge(call) {
       const { tool, args } = call;
-      if (tool === 'shell') return judgeShellCall(call.sessionId, args.command);
+      if (tool === 'shell') {
+        const verdict = await judgeShellCall(call.sessionId, args.command);
+        if (typeof args.command !== 'string') return verdict;
+        return egressGate(call, commandHosts(args.command), verdict);
+      }
       const refused =
         tool === 'write_file' ? guardWritePath(args.path, workspace) : guardToolArgs(args, workspace);
       const canonical = JSON.stringify(args);
       if (refused) return { verdict: 'deny', layer: 'policy', score: 3, rationale: refused, canonical };
+      if (tool === 'web_fetch') {
+        const host = fetchHost(args);
+        const asked = await egressGate(call, host ? [host] : [], undefined);
+        if (asked) return { ...asked, canonical };
+      }
       if (exempt.has(tool)) {
         return {
           verdict: 'allow',
@@ -116,9 +127,43 @@ export function permissionChain(options: ChainOptions): PermissionGate {
             await grants.add(call.sessionId, 'shell', score, scope, tx);
           }
           return;
+        case 'hosts':
+          for (const host of key.hosts) await grants.add(call.sessionId, EGRESS, 2, hostScope(host), tx);
+          return;
       }
     },
   };
+
+  /**
+   * After untrusted content entered the session, a call reaching a host that neither the owner
+   * nor an owner-approved call named asks first (unless "this host for the session" was granted).
+   * Without `otherwise`, returns undefined when nothing needs asking.
+   */
+  async function egressGate<T extends Verdict | undefined>(
+    call: PermissionCall,
+    hosts: readonly string[],
+    otherwise: T,
+  ): Promise<Verdict | T> {
+    if (otherwise?.verdict === 'deny') return otherwise;
+    const unknown: string[] = [];
+    for (const host of unknownHosts(call.egress ?? UNTAINTED, hosts)) {
+      if (!(await grants.covers(call.sessionId, EGRESS, 2, hostScope(host)))) unknown.push(host);
+    }
+    if (unknown.length === 0) return otherwise;
+    const named = unknown.join(', ');
+    const rationale = `this session has read outside content, and ${call.tool} would reach ${named}, which neither you nor a call you approved named; outside text may be steering it to carry data out`;
+    // A call that asks anyway keeps its own key; one that would have run asks about the hosts.
+    if (otherwise?.verdict === 'ask')
+      return { ...otherwise, rationale: `${otherwise.rationale}; also ${rationale}` };
+    return {
+      verdict: 'ask',
+      layer: 'egress',
+      score: Math.max(2, otherwise?.score ?? 0),
+      rationale,
+      ...(otherwise?.canonical !== undefined ? { canonical: otherwise.canonical } : {}),
+      grant: { kind: 'hosts', hosts: unknown },
+    };
+  }
 
   /** One parse per judgement: the verdict carries the grant key, so a grant never parses again. */
   async function judgeShellCall(sessionId: string, command: unknown): Promise<Verdict> {
@@ -148,11 +193,20 @@ export function permissionChain(options: ChainOptions): PermissionGate {
   }
 }
 
+/** The grants table's tool for "this host for the session"; the host is its program column. */
+export const EGRESS = 'egress';
+const hostScope = (host: string): GrantScope => ({ program: host, subcommand: null });
+
 const describeScope = (scope: GrantScope) => [scope.program, scope.subcommand].filter(Boolean).join(' ');
 
 /** One line for /grants: "3f2a1b7c  shell: git add (score ≤ 1) until 21:04 UTC". */
 export function describeGrant(grant: Grant): string {
-  const what = grant.program ? `${grant.tool}: ${describeScope(grant as GrantScope)}` : grant.tool;
+  const what =
+    grant.tool === EGRESS
+      ? `any tool, to the host ${grant.program}`
+      : grant.program
+        ? `${grant.tool}: ${describeScope(grant as GrantScope)}`
+        : grant.tool;
   const until = grant.expiresAt.toISOString().slice(11, 16);
   return `${grant.id.slice(0, 8)}  ${what} (score ≤ ${grant.maxScore}) until ${until} UTC`;
 }

@@ -1,6 +1,7 @@
 // The loop reaches permissions only through this interface. The chain (policy guard, exempt
 // tools, danger classifier, narrow grants, ask) is `permissionChain` in chain.ts.
 import type { Queryable } from '../store/db.ts';
+import type { EgressContext } from './egress.ts';
 import type { Layer } from './vocabulary.ts';
 
 export type VerdictKind = 'allow' | 'ask' | 'deny';
@@ -27,6 +28,8 @@ export interface Verdict {
 
 export type GrantKey =
   | { kind: 'none' }
+  /** "This host for the session": hosts an egress question was about. */
+  | { kind: 'hosts'; hosts: string[] }
   | { kind: 'tool'; score: number }
   | { kind: 'shell'; scopes: Array<{ scope: GrantScope; score: number }> };
 
@@ -41,6 +44,8 @@ export interface PermissionCall {
   sessionId: string;
   tool: string;
   args: Record<string, unknown>;
+  /** What the session's log says about egress; absent means untainted (nothing outside read yet). */
+  egress?: EgressContext;
 }
 
 export interface PermissionGate {

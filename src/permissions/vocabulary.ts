@@ -3,9 +3,18 @@
 // catch-all by accident.
 
 /** The layer of the chain that decided a call. */
-export type Layer = 'constraint' | 'policy' | 'exempt' | 'classifier' | 'grant' | 'ask';
+/** `egress`: the session read outside content and the call reaches a host nobody trusted named. */
+export type Layer = 'constraint' | 'policy' | 'egress' | 'exempt' | 'classifier' | 'grant' | 'ask';
 
-export const LAYERS: readonly Layer[] = ['constraint', 'policy', 'exempt', 'classifier', 'grant', 'ask'];
+export const LAYERS: readonly Layer[] = [
+  'constraint',
+  'policy',
+  'egress',
+  'exempt',
+  'classifier',
+  'grant',
+  'ask',
+];
 
 /** What the owner can answer to a prompt. */
 export type OwnerDecision = 'once' | 'session' | 'deny';
