@@ -15,6 +15,7 @@ import { writeFileTool } from '../src/tools/builtin/write-file.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import { hostShellTool } from './host-shell.ts';
 import type { Runtime } from './runtime.ts';
+import { packageVersion } from './version.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -70,6 +71,7 @@ export async function buildAssistant(
     outputs,
     limits: limitsOf(models),
     budget: config.budget,
+    version: packageVersion(),
   });
   return { assistant, skills, stop: () => clearInterval(timer) };
 }

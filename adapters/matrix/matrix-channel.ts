@@ -59,6 +59,7 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
     name: MATRIX_CHANNEL,
     outbox,
     ownerRoom: () => ownerRoom,
+    health: () => (ownerRoom ? `syncing; private room ${ownerRoom}` : 'connecting'),
     ready: () => ready.promise,
 
     async run(assistant: ChannelPort, signal: AbortSignal) {

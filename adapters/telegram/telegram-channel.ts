@@ -100,6 +100,7 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
     name: TELEGRAM_CHANNEL,
     outbox,
     ownerRoom: () => ownerId,
+    health: () => (options.webhook ? `webhook ${options.webhook.url}` : 'long polling'),
     webhookAddress: () => webhookServer?.address,
 
     async run(assistant: ChannelPort, signal: AbortSignal) {

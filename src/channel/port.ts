@@ -109,4 +109,6 @@ export interface Channel {
   outbox(room: string): ReplySink | undefined;
   /** The owner's private room on this channel, where failures and notices go; undefined until known. */
   ownerRoom?(): string | undefined;
+  /** One short phrase for /status: how the channel is doing (connected, retrying, …). */
+  health?(): string;
 }

@@ -49,6 +49,8 @@ export interface AssistantDeps {
   skillIndex?: string;
   /** Spend caps over the usage ledger; none by default. */
   budget?: BudgetCaps;
+  /** For /status. */
+  version?: string;
   now?: () => Date;
 }
 
@@ -144,6 +146,9 @@ function composeCore(deps: AssistantDeps): Core {
     runner: turnRunner(),
     budget: spending,
     owner: { notify: async (text) => log.warn(`for the owner (no channel yet): ${text}`) },
+    version: deps.version ?? 'unknown',
+    startedAt: now(),
+    statusLines: async () => [],
     ...(deps.digestCommand ? { digestCommand: deps.digestCommand } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { Db } from '../store/db.ts';
 import { formatFire, nextFire } from './cron.ts';
 import { decideFire, type MissedFires } from './decide.ts';
 import { digestStore, type Schedule } from './store.ts';
+import { claimNotice } from './watchdog.ts';
 
 export interface RunnerDeps {
   db: Db;
@@ -139,7 +140,8 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
       detail: failure ?? null,
       at: deps.now(),
     });
-    if (failure) {
+    // Whoever marks the run reported tells the owner: this runner now, or the watchdog later.
+    if (failure && (await claimNotice(deps.db, runId, deps.now()))) {
       log.warn({ digest: schedule.id, failure }, 'digest run failed');
       const when = `${formatFire(fireAt, schedule.timezone)} (${schedule.timezone})`;
       const upcoming = next ? ` Next run: ${formatFire(next, schedule.timezone)}.` : '';
