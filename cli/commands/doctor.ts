@@ -9,6 +9,7 @@ import { loadMigrations, schemaStatus } from '../../src/store/migrate.ts';
 import { embeddedDbPath, openDb } from '../../src/store/open-db.ts';
 import { findHostShell } from '../host-shell.ts';
 import type { CliIo } from '../io.ts';
+import { stateChecks } from './doctor-state.ts';
 
 const LABEL: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
 
@@ -31,7 +32,9 @@ export async function doctorCommand(io: CliIo): Promise<number> {
     return 1;
   }
 
-  line('database', await checkDatabase(config));
+  const database = await checkDatabase(config);
+  line('database', database.result);
+  for (const [name, result] of database.state) line(name, result);
   const { bash, jail } = await findHostShell(config.hostJail);
   line('shell', checkHostShell(bash, jail, config.hostJail, process.getuid?.() === 0));
   const route = config.models.routes.default;
@@ -61,9 +64,13 @@ export async function doctorCommand(io: CliIo): Promise<number> {
   return failed ? 1 : 0;
 }
 
-async function checkDatabase(config: Config): Promise<CheckResult> {
+/** The database, and with a current schema the state it holds (spend, questions, digests). */
+async function checkDatabase(
+  config: Config,
+): Promise<{ result: CheckResult; state: Array<[string, CheckResult]> }> {
   if (!config.databaseUrl && !existsSync(embeddedDbPath(config.dataDir))) {
-    return { status: 'ok', detail: `embedded; created at ${embeddedDbPath(config.dataDir)} on first use` };
+    const detail = `embedded; created at ${embeddedDbPath(config.dataDir)} on first use`;
+    return { result: { status: 'ok', detail }, state: [] };
   }
   try {
     const db = await openDb(config);
@@ -71,17 +78,16 @@ async function checkDatabase(config: Config): Promise<CheckResult> {
       const status = await schemaStatus(db, loadMigrations());
       const where = `${db.kind === 'pglite' ? 'embedded ' : ''}${db.location}`;
       if (status.pending.length > 0) {
-        return {
-          status: 'warn',
-          detail: `${where}: ${status.pending.length} migration(s) pending; run steward migrate (start and chat apply them too)`,
-        };
+        const detail = `${where}: ${status.pending.length} migration(s) pending; run steward migrate (start and chat apply them too)`;
+        return { result: { status: 'warn', detail }, state: [] };
       }
-      return { status: 'ok', detail: `${where}: schema ${status.current}/${status.latest}` };
+      const detail = `${where}: schema ${status.current}/${status.latest}`;
+      return { result: { status: 'ok', detail }, state: await stateChecks(db, config) };
     } finally {
       await db.close();
     }
   } catch (error) {
-    return { status: 'fail', detail: (error as Error).message };
+    return { result: { status: 'fail', detail: (error as Error).message }, state: [] };
   }
 }
 
