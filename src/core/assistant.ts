@@ -9,7 +9,7 @@ import type { GrantStore, PermissionGate } from '../permissions/gate.ts';
 import type { Db } from '../store/db.ts';
 import { sessionGrants } from '../store/grants.ts';
 import { permissionRequests } from '../store/permission-requests.ts';
-import { type Session, sessionLog } from '../store/session-log.ts';
+import { sessionLog } from '../store/session-log.ts';
 import { recordUsage } from '../store/usage-ledger.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { approvals } from './approvals.ts';

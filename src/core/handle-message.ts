@@ -27,7 +27,9 @@ export function handleMessage(
   // Answered outside the room's queue: it works while a turn runs there, and needs no model.
   if (/^\/status\s*$/.test(message.text.trim())) {
     accept();
-    return statusReport(core).then((text) => sink({ type: 'reply', text }));
+    return statusReport(core).then(async (text) => {
+      await sink({ type: 'reply', text });
+    });
   }
   const work = core.runner.inRoom(message.channel, message.room, (signal) =>
     takeMessage(core, message, sink, accept, signal),

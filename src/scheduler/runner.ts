@@ -114,9 +114,14 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
       // Only the final reply reaches the room: tool activity and error notices are for the owner.
       const sink: ReplySink = async (event: OutboundEvent) => {
         if (event.type === 'reply') {
-          const delivered: unknown = await target(event);
+          const delivery = await target(event);
+          // A channel that says its post did not reach the room has not delivered it.
+          if (delivery && !delivery.delivered) {
+            errors.unshift(`the channel did not deliver the post to ${channel}:${room}`);
+            return;
+          }
           posted++;
-          messageIds.push(...postedIds(delivered));
+          messageIds.push(...(delivery?.messageIds ?? []));
         } else if (event.type === 'notice' && event.level === 'error') {
           errors.push(event.text);
         }
@@ -180,13 +185,4 @@ function missedText(schedule: Schedule, missed: MissedFires, windowMs: number): 
       ? `its run at ${formatFire(missed.last, zone)} (${zone})`
       : `${missed.more ? 'more than ' : ''}${missed.count} runs, from ${formatFire(missed.first, zone)} to ${formatFire(missed.last, zone)} (${zone})`;
   return `Digest ${schedule.id} missed ${runs} while steward was not running; skipped, as it is more than ${window} late.`;
-}
-
-/** Ids of posted messages, for a channel whose outbox reports them (`{ messageIds }` or `{ messageId }`). */
-function postedIds(delivered: unknown): string[] {
-  if (typeof delivered !== 'object' || delivered === null) return [];
-  const { messageIds, messageId } = delivered as { messageIds?: unknown; messageId?: unknown };
-  if (Array.isArray(messageIds)) return messageIds.map(String);
-  if (typeof messageId === 'string' || typeof messageId === 'number') return [String(messageId)];
-  return [];
 }
