@@ -28,6 +28,7 @@ need_pkg() {
 # The account the containers run as; read-only root, so these files are fixed at build time.
 write_etc() {
   local root=$1
+  chmod 755 "$root"
   mkdir -p "$root/etc" "$root/tmp" "$root/workspace"
   printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$root/etc/passwd"
   printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
