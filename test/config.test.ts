@@ -71,6 +71,17 @@ describe('loadConfig: defaults', () => {
         compaction: { budgetTokens: 24_000, keepTurns: 4 },
       },
       hostJail: 'auto',
+      sandbox: {
+        socket: join(cwd, 'data', 'sandboxd.sock'),
+        image: 'steward-sandbox:latest',
+        shell: 'host',
+        network: 'none',
+        memoryMb: 512,
+        cpus: 1,
+        pids: 128,
+        workspaceRoot: join(cwd, 'data', 'workspace'),
+        configured: false,
+      },
       secrets: [],
     } satisfies Config);
     expect(config.databaseUrl).toBeUndefined();

@@ -45,6 +45,8 @@ export interface AssistantDeps {
   digestCommand?: (text: string, from: { channel: string; room: string }) => Promise<string | undefined>;
   /** One line per installed skill (see src/skills skillIndex). */
   skillIndex?: string;
+  /** Where shell calls run (the shell tool must be given the same sandbox). */
+  sandbox?: LoopDeps['sandbox'];
   now?: () => Date;
 }
 
@@ -103,6 +105,7 @@ function composeCore(deps: AssistantDeps): Core {
     outputs: deps.outputs ?? outputStore(db, now, limits.offload.retentionMs),
     ...(deps.sensitiveRoute ? { sensitiveRoute: deps.sensitiveRoute } : {}),
     skillIndex: deps.skillIndex ?? '',
+    ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
     router: {
       retries: deps.retry?.retries ?? DEFAULT_RETRY.retries,
       backoffMs: deps.retry?.backoffMs ?? DEFAULT_RETRY.backoffMs,

@@ -44,7 +44,10 @@ export function sandboxClient(socket: string): SandboxClient {
             else if (frame.type === FRAME.result)
               outcome = { kind: 'ran', result: JSON.parse(frame.payload.toString('utf8')) as RunResult };
             else if (frame.type === FRAME.error)
-              outcome = { kind: 'refused', error: (JSON.parse(frame.payload.toString('utf8')) as { error: string }).error };
+              outcome = {
+                kind: 'refused',
+                error: (JSON.parse(frame.payload.toString('utf8')) as { error: string }).error,
+              };
           }
         });
         conn.on('error', (error: NodeJS.ErrnoException) => {

@@ -10,7 +10,14 @@ import type Docker from 'dockerode';
 import { DEFAULT_SANDBOX_LIMITS } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import { containerSpec, OWNER_LABEL } from './container-spec.ts';
-import { encodeFrame, FRAME, FrameReader, type RunResult, requestValidator, type SandboxRequest } from './protocol.ts';
+import {
+  encodeFrame,
+  FRAME,
+  FrameReader,
+  type RunResult,
+  requestValidator,
+  type SandboxRequest,
+} from './protocol.ts';
 import type { SandboxConfig } from './sandbox-config.ts';
 import { checkWorkspace, prepareWorkspace } from './workspace-access.ts';
 
@@ -29,8 +36,18 @@ export interface Sandboxd {
 
 /** Removes every container carrying this sandboxd's label; returns how many. */
 export async function sweep(docker: Docker, socket: string): Promise<number> {
-  const leftovers = await docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${socket}`] } });
-  await Promise.all(leftovers.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => {})));
+  const leftovers = await docker.listContainers({
+    all: true,
+    filters: { label: [`${OWNER_LABEL}=${socket}`] },
+  });
+  await Promise.all(
+    leftovers.map((c) =>
+      docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => {}),
+    ),
+  );
   return leftovers.length;
 }
 
@@ -52,7 +69,8 @@ async function listen(server: Server, socket: string): Promise<void> {
   await mkdir(dirname(socket), { recursive: true, mode: 0o700 });
   const existing = await lstat(socket).catch(() => undefined);
   if (existing) {
-    if (!existing.isSocket()) throw new Error(`${socket} exists and is not a socket; remove it or set sandbox.socket`);
+    if (!existing.isSocket())
+      throw new Error(`${socket} exists and is not a socket; remove it or set sandbox.socket`);
     await rm(socket);
   }
   await new Promise<void>((done, fail) => {
@@ -76,7 +94,8 @@ export function createSandboxd({ docker, config, log }: SandboxdDeps): Sandboxd 
     const fail = (error: string) => {
       if (!client.destroyed) client.end(encodeFrame(FRAME.error, JSON.stringify({ error })));
     };
-    if (line === undefined) return fail(`refused: no request line within ${DEFAULT_SANDBOX_LIMITS.maxRequestBytes} bytes`);
+    if (line === undefined)
+      return fail(`refused: no request line within ${DEFAULT_SANDBOX_LIMITS.maxRequestBytes} bytes`);
     const parsed = validate(line);
     if (!parsed.ok) {
       log.warn({ error: parsed.error }, 'sandboxd refused a request');
@@ -100,7 +119,8 @@ export function createSandboxd({ docker, config, log }: SandboxdDeps): Sandboxd 
     try {
       container = await docker.createContainer(spec);
     } catch (error) {
-      if ((error as { statusCode?: number }).statusCode === 404) throw new Error(imageMissingMessage(config.image));
+      if ((error as { statusCode?: number }).statusCode === 404)
+        throw new Error(imageMissingMessage(config.image));
       throw new Error(`could not create the container: ${(error as Error).message}`);
     }
     running.add(container);

@@ -32,9 +32,13 @@ export async function checkWorkspace(
     return { ok: false, error: `refused: workspace ${requested} does not exist` };
   }
   if (!inside(realRoot, real)) {
-    return { ok: false, error: `refused: workspace ${requested} is not inside sandboxd's workspace root ${root}` };
+    return {
+      ok: false,
+      error: `refused: workspace ${requested} is not inside sandboxd's workspace root ${root}`,
+    };
   }
-  if (!(await lstat(real)).isDirectory()) return { ok: false, error: `refused: workspace ${requested} is not a folder` };
+  if (!(await lstat(real)).isDirectory())
+    return { ok: false, error: `refused: workspace ${requested} is not a folder` };
   return { ok: true, path: real };
 }
 
@@ -62,7 +66,10 @@ async function grant(path: string, gid: number, asRoot: boolean): Promise<'dir' 
 }
 
 /** Prepares the workspace for one run and returns the gid the container joins. */
-export async function prepareWorkspace(workspace: string, asRoot = process.getuid?.() === 0): Promise<number> {
+export async function prepareWorkspace(
+  workspace: string,
+  asRoot = process.getuid?.() === 0,
+): Promise<number> {
   const st = await lstat(workspace);
   const gid = st.gid === 0 && asRoot ? SANDBOX_UID : st.gid;
   let seen = 0;
