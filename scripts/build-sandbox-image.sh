@@ -53,7 +53,8 @@ case "$kind" in
     ;;
   full)
     tag=${2:-steward-sandbox:latest}
-    tarball="$CACHE/$SUITE-minbase-python3-git.tar"
+    # The suffix names the layout: bump it when the root changes, so old caches are rebuilt.
+    tarball="$CACHE/$SUITE-minbase-python3-git-v2.tar"
     if [ ! -s "$tarball" ]; then
       need_pkg debootstrap
       root=$(mktemp -d)
@@ -64,6 +65,7 @@ case "$kind" in
       as_root rm -rf "$root/var/cache/apt/archives"/*.deb "$root/var/lib/apt/lists"/*
       grep -q '^nobody:' "$root/etc/passwd" || write_etc "$root"
       mkdir -p "$root/workspace"
+      chmod 755 "$root" # mktemp made it 0700: uid 65534 could not reach /bin
       as_root tar -C "$root" -cf "$tarball.part" .
       mv "$tarball.part" "$tarball"
     fi
