@@ -168,6 +168,7 @@ describe.skipIf(!docker)('sandboxd on a real Docker engine', () => {
   }, 60_000);
 
   it('kills a memory hog at the memory limit and says so', async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell command, not a template
     const r = await run(client, req('x=$(head -c 300000000 /dev/zero | tr "\\0" a); echo survived ${#x}'));
     expect(r.outcome).toMatchObject({ kind: 'ran', result: { oomKilled: true } });
     expect(r.stdout).not.toContain('survived');
