@@ -142,7 +142,7 @@ describe.skipIf(!docker)('turns with the sandbox', () => {
     expect(sent).toMatch(/65534/);
     expect(sent).toMatch(/ran in a sandbox container/);
     expect(dockerHits).toBe(0);
-  }, 90_000);
+  }, 180_000); // the full image on vfs storage: each container copies its 260 MB root
 
   it('no source outside sandboxd loads dockerode', async () => {
     const { execFileSync } = await import('node:child_process');
