@@ -44,7 +44,7 @@ export async function buildAssistant(
   const timer = setInterval(() => void collect(), DAY_MS);
   timer.unref();
 
-  const shellTool = await hostShellTool(config.hostJail);
+  const shellTool = await hostShellTool(config.hostJail, config.sandbox);
   const skills = loadSkills(config.skillsDir);
   const grants = sessionGrants(db, now, models.loop.grantTtlMs);
   const assistant = createAssistant({
@@ -56,7 +56,7 @@ export async function buildAssistant(
     ...(models.sensitiveRoute ? { sensitiveRoute: buildRoute(models.sensitiveRoute, models) } : {}),
     prices: models.prices,
     grants,
-    gate: permissionChain({ workspace: config.workspace, grants }),
+    gate: permissionChain({ workspace: config.workspace, grants, sandboxNetwork: config.sandbox.network }),
     tools: createToolRegistry([
       ...builtinPureTools,
       createRetrieveOutputTool(outputs),
@@ -68,6 +68,7 @@ export async function buildAssistant(
     skillIndex: skillIndex(skills),
     ...(digestCommand ? { digestCommand } : {}),
     workspace: config.workspace,
+    ...(config.sandbox.configured ? { sandbox: config.sandbox } : {}),
     outputs,
     limits: limitsOf(models),
     budget: config.budget,

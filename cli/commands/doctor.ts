@@ -5,6 +5,8 @@ import { checkTelegramCredentials } from '../../adapters/telegram/check-credenti
 import { type Config, loadConfig } from '../../src/config/load.ts';
 import { redact } from '../../src/config/secrets.ts';
 import { type CheckResult, type CheckStatus, checkHostShell, checkModelEndpoint } from '../../src/doctor.ts';
+import { checkSandbox } from '../../src/sandbox/check.ts';
+import { sandboxClient } from '../../src/sandbox/client.ts';
 import { loadMigrations, schemaStatus } from '../../src/store/migrate.ts';
 import { embeddedDbPath, openDb } from '../../src/store/open-db.ts';
 import { findHostShell } from '../host-shell.ts';
@@ -37,6 +39,7 @@ export async function doctorCommand(io: CliIo): Promise<number> {
   for (const [name, result] of database.state) line(name, result);
   const { bash, jail } = await findHostShell(config.hostJail);
   line('shell', checkHostShell(bash, jail, config.hostJail, process.getuid?.() === 0));
+  if (config.sandbox.configured) line('sandbox', await sandboxLine(config));
   const route = config.models.routes.default;
   if (!route)
     line('model', { status: 'fail', detail: 'STEWARD_MODEL is not set; e.g. STEWARD_MODEL=llama3.1:8b' });
@@ -112,4 +115,20 @@ function isLoopbackUrl(raw: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The sandbox line: a fresh container through sandboxd, as `steward sandbox check` runs it. */
+async function sandboxLine(config: Config): Promise<CheckResult> {
+  const { sandbox } = config;
+  const where = `shell ${sandbox.shell === 'container' ? 'in containers' : 'on the host'}, digests in containers`;
+  const report = await checkSandbox(sandboxClient(sandbox.socket), sandbox);
+  if (report.ok)
+    return {
+      status: 'ok',
+      detail: `sandboxd at ${sandbox.socket}: ${report.image}, uid ${report.uid}, network ${report.network}; ${where}`,
+    };
+  return {
+    status: 'fail',
+    detail: `${report.reason}; shell calls that must run in a container fail until it works`,
+  };
 }

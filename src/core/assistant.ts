@@ -51,6 +51,8 @@ export interface AssistantDeps {
   budget?: BudgetCaps;
   /** For /status. */
   version?: string;
+  /** Where shell calls run (the shell tool must be given the same sandbox). */
+  sandbox?: LoopDeps['sandbox'];
   now?: () => Date;
 }
 
@@ -109,6 +111,7 @@ function composeCore(deps: AssistantDeps): Core {
     outputs: deps.outputs ?? outputStore(db, now, limits.offload.retentionMs),
     ...(deps.sensitiveRoute ? { sensitiveRoute: deps.sensitiveRoute } : {}),
     skillIndex: deps.skillIndex ?? '',
+    ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
     router: {
       retries: deps.retry?.retries ?? DEFAULT_RETRY.retries,
       backoffMs: deps.retry?.backoffMs ?? DEFAULT_RETRY.backoffMs,
