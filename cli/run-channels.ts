@@ -51,6 +51,14 @@ export async function runChannels(
         for (const sink of ownerSinks()) await sink({ type: 'notice', level: 'info', text });
       },
       services: [
+        // MCP servers start with steward; the first turn that could use them waits (bounded) for them.
+        async () => {
+          built.tellOwner(async (line) => {
+            for (const sink of ownerSinks()) await sink({ type: 'notice', level: 'error', text: line });
+          });
+          built.mcp.start();
+          return { stop: () => built.mcp.stop() };
+        },
         async () => {
           scheduler = await startScheduler({
             db,

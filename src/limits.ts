@@ -32,6 +32,24 @@ export interface Limits {
   digestGraceMs: number;
 }
 
+/** How MCP servers are started, waited for and restarted, and when a server goes behind the index. */
+export const DEFAULT_MCP_LIMITS = {
+  /** Connecting (spawn or HTTP, then initialize and tools/list) may take this long before it counts as failed. */
+  connectMs: 15_000,
+  /** A turn waits at most this long for servers still connecting before its first model request. */
+  readyWaitMs: 15_000,
+  /** The first restart after a failure waits this long; each failure in a row doubles it. */
+  restartBaseMs: 1_000,
+  restartMaxMs: 5 * 60 * 1000,
+  /** A server with more tools than this is listed in the index instead of sending every schema. */
+  indexAbove: 8,
+  /** A tool description in a request, or an index line, is cut at this many characters. */
+  descriptionChars: 1024,
+  indexLineChars: 160,
+  /** A closing server process gets this long after SIGTERM before SIGKILL. */
+  killGraceMs: 2_000,
+} as const;
+
 const HOUR_MS = 60 * 60 * 1000;
 
 export const DEFAULT_LIMITS: Limits = {

@@ -83,6 +83,7 @@ describe('loadConfig: defaults', () => {
         workspaceRoot: join(cwd, 'data', 'workspace'),
         configured: false,
       },
+      mcpServers: [],
       secrets: [],
     } satisfies Config);
     expect(config.databaseUrl).toBeUndefined();

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { type Document, isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.ts';
+import { type McpServerConfig, resolveMcpServers } from '../mcp/config.ts';
 import { DEFAULT_HOST_JAIL_MODE, type HostJailMode } from '../sandbox/host-jail.ts';
 import { resolveSandbox, type SandboxConfig, type SandboxFileKeys } from '../sandbox/sandbox-config.ts';
 import { type DigestsConfig, resolveDigests } from './digests.ts';
@@ -39,6 +40,8 @@ export interface Config {
   budget: BudgetCaps;
   /** `sandbox.*`: sandboxd's settings; `configured` says whether steward uses it. */
   sandbox: SandboxConfig;
+  /** `mcp.servers`: outside tool servers, in file order (empty when none). */
+  mcpServers: McpServerConfig[];
   /** Literal secret values, for redaction wherever text leaves the process. */
   secrets: string[];
 }
@@ -128,6 +131,7 @@ function load(baseEnv: Env, cwd: string): Config {
     where,
     (value, key) => checkHttpUrl(value, key, where),
   );
+  const mcpServers = resolveMcpServers(tree as Parameters<typeof resolveMcpServers>[0], env, where);
   const config: Config = {
     dataDir,
     workspace,
@@ -149,7 +153,11 @@ function load(baseEnv: Env, cwd: string): Config {
       dataDir,
       workspace,
     ),
-    secrets: [...new Set([...secretValues(env), ...models.secrets])].sort((a, b) => b.length - a.length),
+    mcpServers,
+    // Variables passed to MCP servers are usually tokens: redacted like steward's own.
+    secrets: [...new Set([...secretValues(env), ...models.secrets, ...mcpSecrets(mcpServers)])].sort(
+      (a, b) => b.length - a.length,
+    ),
   };
   if (file) config.configFile = file;
   const digests = resolveDigests(tree as Parameters<typeof resolveDigests>[0], where);
@@ -240,6 +248,12 @@ function providerKeyVars(tree: Tree): string[] {
   return Object.values(providers as Record<string, unknown>)
     .map((p) => (p as { api_key_env?: unknown } | null)?.api_key_env)
     .filter((name): name is string => typeof name === 'string' && /^[A-Z_][A-Z0-9_]*$/.test(name));
+}
+
+function mcpSecrets(servers: readonly McpServerConfig[]): string[] {
+  return servers.flatMap((s) =>
+    s.transport.kind === 'stdio' ? Object.values(s.transport.env).filter((v) => v.length >= 4) : [],
+  );
 }
 
 /** The default route is needed only by commands that talk to the model. */

@@ -1,6 +1,7 @@
 // The shape of the optional config file. Secrets are deliberately absent: they come from the
 // environment only, and a file that names one is refused with a pointer to the variable.
 
+import { mcpSchema } from '../mcp/config.ts';
 import { HOST_JAIL_MODES } from '../sandbox/host-jail.ts';
 import { SANDBOX_NETWORKS, SANDBOX_SHELL_MODES } from '../sandbox/sandbox-config.ts';
 
@@ -152,6 +153,7 @@ export const configFileSchema = {
     // Each entry is checked field by field in digests.ts, so errors name the digest's own keys.
     digests: { type: 'object', additionalProperties: { type: 'object' } },
     digest_catch_up_minutes: { type: 'number', exclusiveMinimum: 0, maximum: 10080 },
+    mcp: mcpSchema,
   },
 } as const;
 
@@ -225,4 +227,7 @@ export const FIX_HINTS: Readonly<Record<string, string>> = {
   'sandbox.pids': 'use a process count from 8, e.g. 128',
   digests: 'map a digest id to {cron, timezone, channel, room, and prompt or skill}',
   digest_catch_up_minutes: 'use minutes up to 10080, e.g. 60: a fire missed by less runs late, once',
+  mcp: 'give servers: {NAME: {command, args, env} or {url, allow_hosts}}',
+  'mcp.servers':
+    'map a server name (lowercase letters, digits, _ and -) to {command, args, env} or {url, allow_hosts}, with trusted, sensitive, allow, deny, index',
 };

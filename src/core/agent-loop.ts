@@ -8,6 +8,7 @@ import { effortAfter } from './effort.ts';
 import { routeFor } from './sensitive.ts';
 import { rebuildConversation } from './session-events.ts';
 import { systemPrompt } from './system-prompt.ts';
+import { offeredTools } from './tool-offer.ts';
 import { settleOpenCalls } from './tool-step.ts';
 import { type TurnState, turnState, uniqueCallIds } from './turn-state.ts';
 import type { LoopDeps, TurnContext, TurnLog, TurnStatus } from './turn-types.ts';
@@ -65,15 +66,18 @@ async function modelStep(
   const step = state.steps.length + 1;
   const repeats = trailingRepeats(state.steps);
   const directive = stepDirective(step, repeats, deps.limits);
+  // Outside servers still starting get a bounded wait, so their tools are in this request.
+  await deps.outside?.ready(turn.signal);
   const messages: ChatMessage[] = [
-    { role: 'system', content: systemPrompt(deps.now(), deps.skillIndex) },
+    { role: 'system', content: systemPrompt(deps.now(), deps.skillIndex, deps.outside?.indexLines()) },
     ...rebuildConversation(log.events),
   ];
   if (directive === 'warn') messages.push({ role: 'system', content: FINISH_NOW });
   if (directive === 'final' && repeats >= deps.limits.maxRepeats)
     messages.push({ role: 'system', content: REPEAT_STOP });
   const route = routeFor(deps, log.events);
-  const tools = directive === 'final' ? undefined : deps.tools.specs();
+  const tools =
+    directive === 'final' ? undefined : offeredTools(deps.tools.specs(), deps.outside, log.events);
   const { text, calls, failure, model } = await consume(deps, turn, route, {
     messages,
     tools,

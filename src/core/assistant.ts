@@ -53,6 +53,10 @@ export interface AssistantDeps {
   version?: string;
   /** Where shell calls run (the shell tool must be given the same sandbox). */
   sandbox?: LoopDeps['sandbox'];
+  /** MCP servers' tools (also in `tools`): waited for before a request, some behind an index. */
+  outside?: LoopDeps['outside'];
+  /** Lines for /tools: what is connected (the caller knows the servers). */
+  toolsReport?: () => string[];
   now?: () => Date;
 }
 
@@ -112,6 +116,7 @@ function composeCore(deps: AssistantDeps): Core {
     ...(deps.sensitiveRoute ? { sensitiveRoute: deps.sensitiveRoute } : {}),
     skillIndex: deps.skillIndex ?? '',
     ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
+    ...(deps.outside ? { outside: deps.outside } : {}),
     router: {
       retries: deps.retry?.retries ?? DEFAULT_RETRY.retries,
       backoffMs: deps.retry?.backoffMs ?? DEFAULT_RETRY.backoffMs,
@@ -153,5 +158,6 @@ function composeCore(deps: AssistantDeps): Core {
     startedAt: now(),
     statusLines: async () => [],
     ...(deps.digestCommand ? { digestCommand: deps.digestCommand } : {}),
+    ...(deps.toolsReport ? { toolsReport: deps.toolsReport } : {}),
   };
 }

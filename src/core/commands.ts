@@ -3,6 +3,7 @@ import type { GrantStore } from '../permissions/gate.ts';
 import type { Db } from '../store/db.ts';
 import type { SessionLog } from '../store/session-log.ts';
 import { type UsageTotals, usageTotals } from '../store/usage-ledger.ts';
+import { loadedTools } from '../tools/builtin/load-tool.ts';
 
 export const HELP = [
   'Commands:',
@@ -58,6 +59,20 @@ export interface CommandContext {
   now: Date;
   channel: string;
   room: string;
+  /** Lines for /tools about what is connected; absent: built-in tools only. */
+  toolsReport?: () => string[];
+}
+
+/** `/tools`: what is connected (from the composition root) and what this session loaded. */
+export function toolsAnswer(connected: readonly string[], loaded: ReadonlySet<string>): string {
+  const lines =
+    connected.length > 0 ? [...connected] : ['Built-in tools only; no MCP servers are configured.'];
+  lines.push(
+    loaded.size > 0
+      ? `Loaded from the index in this session: ${[...loaded].sort().join(', ')}`
+      : 'Nothing loaded from the index in this session.',
+  );
+  return lines.join('\n');
 }
 
 /**
@@ -75,6 +90,10 @@ export async function answerCommand(text: string, ctx: CommandContext): Promise<
       return HELP;
     case '/research':
       return rest.length === 0 ? 'Usage: /research <question>' : undefined;
+    case '/tools': {
+      const session = await ctx.sessions.open(ctx.channel, ctx.room);
+      return toolsAnswer(ctx.toolsReport?.() ?? [], loadedTools(await ctx.sessions.events(session.id)));
+    }
     case '/cost':
     case '/grants':
     case '/revoke': {

@@ -30,6 +30,8 @@ export interface Core {
   /** Lines the composition root adds to /status (channels, digests); set by `start`. */
   statusLines(): Promise<string[]>;
   digestCommand?: (text: string, from: { channel: string; room: string }) => Promise<string | undefined>;
+  /** Lines for /tools about what is connected. */
+  toolsReport?: () => string[];
 }
 
 /** The sender of an unattended turn's message (a scheduled digest): no owner is there to ask. */

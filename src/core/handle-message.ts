@@ -60,6 +60,7 @@ async function takeMessage(
     now: core.now(),
     channel,
     room,
+    ...(core.toolsReport ? { toolsReport: core.toolsReport } : {}),
   });
   if (answer !== undefined) {
     await sink({ type: 'reply', text: answer });

@@ -34,6 +34,18 @@ export interface LoopDeps {
   stepGuard?: () => Promise<string | undefined>;
   /** The configured sandbox, so the chain knows where a shell call will run. */
   sandbox?: Pick<SandboxConfig, 'shell' | 'configured'>;
+  /** Tools from outside (MCP servers): connected before a model request, large servers behind an index. */
+  outside?: OutsideTools;
+}
+
+/** What the loop needs of the outside tools; the tools themselves are in the registry. */
+export interface OutsideTools {
+  /** Resolves once servers still connecting are connected or failed (bounded; never throws). */
+  ready(signal: AbortSignal): Promise<void>;
+  /** Names whose schemas go out only once the session loaded them with load_tool. */
+  indexed(): ReadonlySet<string>;
+  /** One line per indexed tool: the servers' words, already stripped of forged markers. */
+  indexLines(): readonly string[];
 }
 
 export interface TurnContext {

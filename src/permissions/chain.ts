@@ -9,6 +9,7 @@ import {
   type Grant,
   type GrantScope,
   type GrantStore,
+  type OutsideToolPolicy,
   type PermissionCall,
   type PermissionGate,
   type Verdict,
@@ -26,6 +27,8 @@ export interface ChainOptions {
   exempt?: ReadonlySet<string>;
   /** The network sandbox containers get; only under `none` does a container relax the classifier. */
   sandboxNetwork?: 'none' | 'bridge';
+  /** The operator's rules for outside (MCP) tools by model name; undefined for any other tool. */
+  outside?: (tool: string) => OutsideToolPolicy | undefined;
 }
 
 /** Programs a grant may never name: they run anything, so a grant on them would cover anything. */
@@ -87,6 +90,9 @@ export function permissionChain(options: ChainOptions): PermissionGate {
         const asked = await egressGate(call, host ? [host] : [], undefined);
         if (asked) return { ...asked, canonical };
       }
+      // Before the exempt list: an outside tool is never exempt, whatever its name.
+      const outsider = options.outside?.(tool);
+      if (outsider) return judgeOutsideTool(grants, call, outsider, canonical);
       if (exempt.has(tool)) {
         return {
           verdict: 'allow',
@@ -245,6 +251,45 @@ async function containerVerdictWith(
     };
   }
   return relaxed;
+}
+
+/**
+ * An MCP tool: the operator's `allow` list runs it, a session grant on that one tool runs it,
+ * anything else asks, showing the owner the server, the tool and (as `canonical`) every argument.
+ * What the server claims about the tool is said in the question and changes nothing.
+ */
+export async function judgeOutsideTool(
+  grants: GrantStore,
+  call: PermissionCall,
+  policy: OutsideToolPolicy,
+  canonical: string,
+): Promise<Verdict> {
+  const grant = { kind: 'tool', score: 2 } as const;
+  const what = `${call.tool} is the tool ${JSON.stringify(policy.tool)} of the MCP server ${policy.server}`;
+  if (policy.allowed) {
+    return {
+      verdict: 'allow',
+      layer: 'grant',
+      score: 2,
+      rationale: `${what}, which the operator allowed in mcp.servers.${policy.server}.allow`,
+      canonical,
+    };
+  }
+  if (await grants.covers(call.sessionId, call.tool, 2)) {
+    return {
+      verdict: 'allow',
+      layer: 'grant',
+      score: 2,
+      rationale: `you allowed ${call.tool} for this session`,
+      canonical,
+      grant,
+    };
+  }
+  const claims =
+    policy.claims.length > 0
+      ? `; the server calls it ${policy.claims.join(', ')}, a claim nobody checked, so it grants nothing`
+      : '';
+  return { verdict: 'ask', layer: 'ask', score: 2, rationale: `${what}${claims}`, canonical, grant };
 }
 
 /** The grants table's tool for "this host for the session"; the host is its program column. */

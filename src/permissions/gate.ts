@@ -68,9 +68,24 @@ export const EXEMPT_TOOLS: ReadonlySet<string> = new Set([
   'calculate',
   'retrieve_output',
   'load_skill',
+  'load_tool',
   'web_fetch',
   'write_file',
 ]);
+
+/**
+ * The operator's rules for one outside (MCP) tool, looked up by its model name. Nothing the server
+ * says about itself is here except `claims`, which are shown to the owner and grant nothing.
+ */
+export interface OutsideToolPolicy {
+  server: string;
+  /** The server's own name for the tool. */
+  tool: string;
+  /** Listed in `mcp.servers.NAME.allow`: runs without asking. */
+  allowed: boolean;
+  /** What the server claims (read-only, destructive, …), for the owner's prompt only. */
+  claims: readonly string[];
+}
 
 /** What a shell grant names: a program and, where it has them, a subcommand (`git add`). */
 export interface GrantScope {

@@ -16,27 +16,48 @@ export type PreparedCall =
   /** `correction` is written for the model: what was wrong and how to call again. */
   | { ok: false; correction: string };
 
-export function createToolRegistry(tools: readonly Tool[]): ToolRegistry {
+/** A tool with its compiled schema; outside tools (MCP) are compiled where they are listed. */
+export interface CheckedTool {
+  tool: Tool;
+  validate: ValidateFunction;
+}
+
+/**
+ * The built-in tools, and (read on every lookup, so servers may come and go) the outside tools
+ * that are connected now. A built-in name always wins; outside names carry a server prefix anyway.
+ */
+export function createToolRegistry(
+  tools: readonly Tool[],
+  outside: () => readonly CheckedTool[] = () => [],
+): ToolRegistry {
   const ajv = new Ajv({ allErrors: true, strict: true });
-  const byName = new Map<string, { tool: Tool; validate: ValidateFunction }>();
+  const builtins = new Map<string, CheckedTool>();
   for (const tool of tools) {
-    if (byName.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
+    if (builtins.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
     if (tool.inputSchema.additionalProperties !== false) {
       throw new Error(`tool ${tool.name}: its input schema must set additionalProperties: false`);
     }
-    byName.set(tool.name, { tool, validate: ajv.compile(tool.inputSchema) });
+    builtins.set(tool.name, { tool, validate: ajv.compile(tool.inputSchema) });
   }
+  const all = (): Map<string, CheckedTool> => {
+    const extra = outside();
+    if (extra.length === 0) return builtins;
+    const merged = new Map(builtins);
+    for (const entry of extra) if (!merged.has(entry.tool.name)) merged.set(entry.tool.name, entry);
+    return merged;
+  };
 
   return {
-    get: (name) => byName.get(name)?.tool,
-    names: () => [...byName.keys()],
+    get: (name) => all().get(name)?.tool,
+    names: () => [...all().keys()],
     specs: () =>
-      [...byName.values()].map(({ tool }) => ({
+      [...all().values()].map(({ tool }) => ({
         name: tool.name,
         description: tool.description,
         inputSchema: tool.inputSchema,
       })),
     prepare(call) {
+      const byName = all();
       const entry = byName.get(call.name);
       if (!entry) {
         return {
