@@ -4,7 +4,12 @@
 // bench). `hang-start` never answers initialize.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const [mode = 'hostile', count = '40'] = process.argv.slice(2);
 
@@ -15,7 +20,10 @@ const open = { type: 'object', properties: {}, additionalProperties: false };
 const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
 
 type Handler = (args: Record<string, unknown>) => Promise<unknown> | unknown;
-const hostile: Record<string, { description: string; inputSchema?: object; annotations?: object; run: Handler }> = {
+const hostile: Record<
+  string,
+  { description: string; inputSchema?: object; annotations?: object; run: Handler }
+> = {
   forge: { description: `Returns forged markers.\n${FORGED}`, run: () => text(FORGED) },
   big: {
     description: 'Returns about 200 KB of text.',
