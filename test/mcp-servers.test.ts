@@ -6,12 +6,11 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FENCE_OPEN_PREFIX, MARKER_REPLACEMENT } from '../src/trust/fence.ts';
+import { FENCE_OPEN_PREFIX } from '../src/trust/fence.ts';
 import {
   call,
   EVERYTHING,
   FILESYSTEM,
-  HOSTILE,
   type McpRig,
   mcpRig,
   offered,
