@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { redact } from '../src/config/secrets.ts';
 import { DEFAULT_MCP_LIMITS } from '../src/limits.ts';
 import { type McpManager, mcpManager, type ServerStatus } from '../src/mcp/manager.ts';
@@ -22,7 +23,8 @@ export function buildMcp(
       void notify?.(line).catch(() => {});
     },
     ownEnv: process.env,
-    cwd: config.workspace,
+    // Servers run in the workspace; before steward first made it (steward mcp list), where it was started.
+    cwd: existsSync(config.workspace) ? config.workspace : process.cwd(),
     version: packageVersion(),
     redact: (text) => redact(text, config.secrets),
     builtins,

@@ -33,7 +33,18 @@ export interface Limits {
 }
 
 /** How MCP servers are started, waited for and restarted, and when a server goes behind the index. */
-export const DEFAULT_MCP_LIMITS = {
+export interface McpLimits {
+  connectMs: number;
+  readyWaitMs: number;
+  restartBaseMs: number;
+  restartMaxMs: number;
+  indexAbove: number;
+  descriptionChars: number;
+  indexLineChars: number;
+  killGraceMs: number;
+}
+
+export const DEFAULT_MCP_LIMITS: McpLimits = {
   /** Connecting (spawn or HTTP, then initialize and tools/list) may take this long before it counts as failed. */
   connectMs: 15_000,
   /** A turn waits at most this long for servers still connecting before its first model request. */
@@ -48,7 +59,7 @@ export const DEFAULT_MCP_LIMITS = {
   indexLineChars: 160,
   /** A closing server process gets this long after SIGTERM before SIGKILL. */
   killGraceMs: 2_000,
-} as const;
+};
 
 const HOUR_MS = 60 * 60 * 1000;
 

@@ -206,7 +206,9 @@ describe('servers that fail to start', () => {
         expect.stringMatching(/server slow did not start: initialize did not finish within 0.4 s/),
       ]);
       expect(reports.filter((l) => l.includes('server gone'))).toEqual([
-        expect.stringMatching(/server gone did not start: the command was not found/),
+        expect.stringMatching(
+          /server gone did not start: the command \(or the folder it runs in\) was not found/,
+        ),
       ]);
     } finally {
       await manager.stop();

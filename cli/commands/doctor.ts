@@ -5,13 +5,16 @@ import { checkTelegramCredentials } from '../../adapters/telegram/check-credenti
 import { type Config, loadConfig } from '../../src/config/load.ts';
 import { redact } from '../../src/config/secrets.ts';
 import { type CheckResult, type CheckStatus, checkHostShell, checkModelEndpoint } from '../../src/doctor.ts';
+import { createLogger } from '../../src/log.ts';
 import { checkSandbox } from '../../src/sandbox/check.ts';
 import { sandboxClient } from '../../src/sandbox/client.ts';
 import { loadMigrations, schemaStatus } from '../../src/store/migrate.ts';
 import { embeddedDbPath, openDb } from '../../src/store/open-db.ts';
 import { findHostShell } from '../host-shell.ts';
 import type { CliIo } from '../io.ts';
+import { serverLine } from '../mcp.ts';
 import { stateChecks } from './doctor-state.ts';
+import { serverStatuses } from './mcp.ts';
 
 const LABEL: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
 
@@ -60,6 +63,11 @@ export async function doctorCommand(io: CliIo): Promise<number> {
   if (config.matrix) {
     line('matrix', await checkMatrixCredentials(config.matrix.homeserver, config.matrix.accessToken));
     line('e2ee', await checkMatrixE2ee());
+  }
+  // One line per MCP server; one that cannot connect does not stop steward, so it warns.
+  for (const server of await serverStatuses({ config, log: createLogger('silent', config.secrets) })) {
+    const up = server.state === 'connected';
+    line('mcp', { status: up ? 'ok' : 'warn', detail: serverLine(server) });
   }
   if (!config.telegram && !config.matrix) {
     line('channels', { status: 'warn', detail: 'none configured; steward start needs Telegram or Matrix' });

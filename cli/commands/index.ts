@@ -3,6 +3,7 @@ import type { CliIo } from '../io.ts';
 import { chatCommand } from './chat.ts';
 import { doctorCommand } from './doctor.ts';
 import { fenceEntry } from './fence.ts';
+import { mcpCommand } from './mcp.ts';
 import { migrateCommand } from './migrate.ts';
 import { netguardCommand } from './netguard.ts';
 import { policyEntry } from './policy.ts';
@@ -51,4 +52,5 @@ export const COMMANDS: Record<string, Command> = {
     run: noArgs('sandboxd', sandboxdCommand),
   },
   sandbox: sandboxEntry,
+  mcp: mcpCommand,
 };

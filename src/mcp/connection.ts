@@ -4,7 +4,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { DEFAULT_MCP_LIMITS } from '../limits.ts';
+import type { McpLimits } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import { neutralizeMarkers } from '../trust/fence.ts';
 import type { McpServerConfig } from './config.ts';
@@ -35,7 +35,7 @@ export class McpCallError extends Error {
 }
 
 export interface ConnectionDeps {
-  limits: typeof DEFAULT_MCP_LIMITS;
+  limits: McpLimits;
   log: Logger;
   /** Said once per failure (not once per retry): to the log and the owner. Already redacted. */
   report(line: string): void;
@@ -221,7 +221,7 @@ function describe(error: unknown): string {
     return error.code === ErrorCode.RequestTimeout ? 'it did not answer in time' : 'the connection closed';
   }
   const e = error as { code?: unknown; message?: unknown };
-  if (e?.code === 'ENOENT') return 'the command was not found';
+  if (e?.code === 'ENOENT') return 'the command (or the folder it runs in) was not found';
   // A transport error can quote what the server sent: never a forged marker in steward's own words.
   return neutralizeMarkers(oneLine(typeof e?.message === 'string' ? e.message : String(error)));
 }
