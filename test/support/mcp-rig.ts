@@ -44,11 +44,15 @@ export async function mcpRig(options: {
   script: ScriptStep[] | ((request: Record<string, unknown>) => ScriptStep | undefined);
   file?: Record<string, unknown>;
   env?: Record<string, string>;
+  /** Another rig's database (a restart): this rig leaves it open when it closes. */
+  db?: Db;
 }): Promise<McpRig> {
   const dir = mkdtempSync(join(tmpdir(), 'steward-mcp-'));
   const workspace = join(dir, 'workspace');
   mkdirSync(workspace);
-  const { db, cleanup } = await embeddedBackend.open();
+  const { db, cleanup } = options.db
+    ? { db: options.db, cleanup: async () => {} }
+    : await embeddedBackend.open();
   await migrate(db);
   const model = await startScriptedModel(options.script);
   const file = join(dir, 'steward.yaml');
