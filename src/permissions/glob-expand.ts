@@ -1,0 +1,73 @@
+// Filename expansion against the real workspace at judgement time, as bash 5.2 does it with its
+// defaults (globskipdots on, dotglob, nocaseglob, extglob, globstar, failglob and nullglob off):
+// an unmatched pattern stays as written. Bounded in entries read, depth and time; past a bound the
+// answer is "unknown" and the guard judges the pattern alone, strictly.
+import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { globParts, hasGlob, nameMatches, segmentRegex } from './glob-match.ts';
+
+export interface GlobBudget {
+  /** Directory entries that may still be read. */
+  entries: number;
+  /** performance.now() after which expansion gives up. */
+  deadline: number;
+}
+
+export const MAX_GLOB_DEPTH = 24;
+
+/** A budget for one command: a few thousand entries, a few tens of milliseconds. */
+export const globBudget = (entries = 4096, ms = 40): GlobBudget => ({
+  entries,
+  deadline: performance.now() + ms,
+});
+
+/**
+ * The words bash would pass for `pattern` run in `cwd`; the pattern itself if nothing matches;
+ * undefined when a bound was hit (the answer is unknown).
+ */
+export function expandGlob(pattern: string, cwd: string, budget: GlobBudget): string[] | undefined {
+  if (!hasGlob(pattern)) return [pattern];
+  const segments = pattern.split('/');
+  if (segments.length > MAX_GLOB_DEPTH) return undefined;
+  // Each candidate: the text as bash prints it, and where it is on disk.
+  let found: Array<{ text: string; at: string }> = [{ text: '', at: isAbsolute(pattern) ? '/' : cwd }];
+  for (const [index, segment] of segments.entries()) {
+    const last = index === segments.length - 1;
+    const sep = index === 0 ? '' : '/';
+    if (segment === '' || !hasGlob(segment)) {
+      const literal = unescape(segment);
+      found = found.map((f) => ({ text: f.text + sep + literal, at: join(f.at, literal) }));
+      continue;
+    }
+    const parts = globParts(segment);
+    const regex = segmentRegex(parts);
+    const next: typeof found = [];
+    for (const f of found) {
+      if (performance.now() > budget.deadline) return undefined;
+      const names = list(f.at);
+      budget.entries -= names.length;
+      if (budget.entries < 0) return undefined;
+      for (const name of names) {
+        if (nameMatches(parts, regex, name)) next.push({ text: f.text + sep + name, at: join(f.at, name) });
+      }
+      if (!last && next.length > budget.entries) return undefined;
+    }
+    found = next;
+    if (found.length === 0) break;
+  }
+  const trailing = segments.at(-1) === '';
+  const exist = found.filter((f) => (trailing ? isDirectory(f.at) : exists(f.at))).map((f) => f.text);
+  return exist.length > 0 ? exist.sort() : [unescape(pattern)];
+}
+
+function list(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+const exists = (path: string) => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+const unescape = (text: string) => (text.includes('\\') ? text.replace(/\\(.)/g, '$1') : text);
