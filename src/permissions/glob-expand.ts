@@ -35,7 +35,7 @@ export function expandGlob(pattern: string, cwd: string, budget: GlobBudget): st
     const last = index === segments.length - 1;
     const sep = index === 0 ? '' : '/';
     if (segment === '' || !hasGlob(segment)) {
-      const literal = unescape(segment);
+      const literal = unescaped(segment);
       found = found.map((f) => ({ text: f.text + sep + literal, at: join(f.at, literal) }));
       continue;
     }
@@ -57,7 +57,7 @@ export function expandGlob(pattern: string, cwd: string, budget: GlobBudget): st
   }
   const trailing = segments.at(-1) === '';
   const exist = found.filter((f) => (trailing ? isDirectory(f.at) : exists(f.at))).map((f) => f.text);
-  return exist.length > 0 ? exist.sort() : [unescape(pattern)];
+  return exist.length > 0 ? exist.sort() : [unescaped(pattern)];
 }
 
 function list(dir: string): string[] {
@@ -70,4 +70,4 @@ function list(dir: string): string[] {
 
 const exists = (path: string) => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
 const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
-const unescape = (text: string) => (text.includes('\\') ? text.replace(/\\(.)/g, '$1') : text);
+const unescaped = (text: string) => (text.includes('\\') ? text.replace(/\\(.)/g, '$1') : text);
