@@ -1,7 +1,7 @@
 // What the policy guard looks up on disk at judgement time: where a path really leads (symlinks
 // resolved) and what a glob matches now. Only paths inside the workspace are looked up; a
 // workspace that does not exist is never touched again during the command.
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { expandGlob, type GlobBudget, globBudget } from './glob-expand.ts';
 
@@ -40,7 +40,8 @@ function target(view: DiskView, folder: string, path: string, write: boolean): s
   if (!inside(view.workspace, abs) && !inside(view.real, abs)) return undefined;
   const stat = lstatSync(abs, { throwIfNoEntry: false });
   let real: string | undefined;
-  if (stat) real = stat.isSymbolicLink() || path.includes('/') ? realpath(abs) : abs;
+  if (stat?.isSymbolicLink()) real = realpath(abs) ?? dangling(abs);
+  else if (stat) real = path.includes('/') ? realpath(abs) : abs;
   else if (write && path.includes('/')) {
     const parent = realpath(dirname(abs));
     real = parent ? join(parent, basename(abs)) : undefined;
@@ -48,6 +49,25 @@ function target(view: DiskView, folder: string, path: string, write: boolean): s
   if (!real) return undefined;
   const expected = inside(view.workspace, abs) ? view.real + abs.slice(view.workspace.length) : abs;
   return real === expected || real === abs ? undefined : real;
+}
+
+/** Where a link to nothing leads: writing through it creates its target. */
+function dangling(link: string): string | undefined {
+  let at = link;
+  for (let hop = 0; hop < 16; hop++) {
+    let next: string;
+    try {
+      next = resolve(dirname(at), readlinkSync(at));
+    } catch {
+      return undefined;
+    }
+    if (!lstatSync(next, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      const parent = realpath(dirname(next));
+      return parent ? join(parent, basename(next)) : next;
+    }
+    at = next;
+  }
+  return at;
 }
 
 /**
@@ -77,6 +97,14 @@ export function globMatches(view: DiskView, pattern: string): string[] | undefin
     out.push(...found.filter((f) => f !== pattern));
   }
   return out;
+}
+
+/** Whether a plain name (no `/`) is there in one of the folders it may be relative to. */
+export function isFile(view: DiskView, name: string): boolean {
+  if (name === '' || name.includes('/')) return false;
+  return view.folders.some(
+    (folder) => lstatSync(join(folder, name), { throwIfNoEntry: false }) !== undefined,
+  );
 }
 
 /** A `cd` to `path`: later relative paths may be relative to it. */

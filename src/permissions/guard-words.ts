@@ -2,7 +2,7 @@
 // paths inside it (after `=`, `@`, `:`, attached option letters), each judged by its text, by
 // where it really leads on disk and, for a glob, by what it could match and what it matches now.
 import { expandBraces } from './brace-expansion.ts';
-import { type DiskView, globMatches, linkTargets } from './disk-view.ts';
+import { type DiskView, diskView, globMatches, isFile, linkTargets } from './disk-view.ts';
 import { hasGlob } from './glob-match.ts';
 import { type Dialect, refusePath } from './path-rules.ts';
 import { isKeyFileName } from './secret-names.ts';
@@ -41,8 +41,11 @@ export function guardWord(
   const whole = forced || word.includes(GLOB_MARK) || hasGlob(word);
   if (!whole && !mightBePath(word)) {
     // A plain word can still be a link planted in the workspace (`notes` → /etc/shadow).
+    // A plain word that names a file in the workspace is judged as that file (`cat token`).
     if (!ctx.disk || word.startsWith('-') || word.includes(VAR_OPEN)) return undefined;
-    return judgeLinks(unmark(word), ctx, write);
+    const name = unmark(word);
+    if (!isFile(ctx.disk, name)) return judgeLinks(name, ctx, write);
+    return refusePath(name, pathOptions(ctx, write)) ?? judgeLinks(name, ctx, write);
   }
   if (!word.includes(VAR_OPEN) && !word.includes(BRACE_MARK))
     return judgeVariant(unmark(word), ctx, whole, write);
@@ -147,7 +150,7 @@ function judgePath(text: string, ctx: GuardContext, write: boolean): string | un
   if (!found) return refusePath(text, opts);
   for (const match of found) {
     const refused = refusePath(match, opts) ?? judgeLinks(match, ctx, write);
-    if (refused) return `${show(text)} matches ${refused}`;
+    if (refused) return `${show(text)} matches what is refused: ${refused}`;
   }
   return undefined;
 }
@@ -160,6 +163,13 @@ function judgeLinks(text: string, ctx: GuardContext, write: boolean): string | u
     if (refused) return `${show(text)} is a link: ${refused}`;
   }
   return undefined;
+}
+
+/** Where a path another tool opens really leads, judged (the workspace looked at on disk). */
+export function refuseLinked(path: string, workspace: string, write: boolean): string | undefined {
+  const disk = diskView(workspace);
+  if (!disk) return undefined;
+  return judgeLinks(path, { workspace, vars: new Map(), dialect: 'any', disk }, write);
 }
 
 const show = (path: string) => (path.length > 60 ? `${path.slice(0, 57)}…` : path);

@@ -5,7 +5,7 @@
 // shell will open: globs are expanded against the real workspace and judged by what they could
 // match, symlinks are followed to where they lead (disk-view.ts).
 import { changeFolder, diskView } from './disk-view.ts';
-import { assign, type GuardContext, guardWord, variants } from './guard-words.ts';
+import { assign, type GuardContext, guardWord, refuseLinked, variants } from './guard-words.ts';
 import { type Dialect, refusePath } from './path-rules.ts';
 import { textWords } from './pattern-args.ts';
 import { commandView, isAssignment, type ParsedCommand, type Segment, unmark } from './shell-parse.ts';
@@ -140,7 +140,7 @@ function moved(program: string, args: string[], ctx: GuardContext): string | und
 export function guardWritePath(path: unknown, workspace: string): string | undefined {
   if (typeof path !== 'string' || path === '') return 'write_file needs a path';
   if (path.includes('\u0000')) return 'the path contains a NUL byte';
-  return refusePath(path, { workspace, forWrite: true });
+  return refusePath(path, { workspace, forWrite: true }) ?? refuseLinked(path, workspace, true);
 }
 
 const PATH_KEY = /(?:^|_)(?:path|paths|file|files|filename|dir|directory|folder|cwd)$/i;
@@ -151,7 +151,7 @@ export function guardToolArgs(args: Record<string, unknown>, workspace: string):
     if (!PATH_KEY.test(key)) continue;
     for (const item of Array.isArray(value) ? value : [value]) {
       if (typeof item !== 'string') continue;
-      const refused = refusePath(item, { workspace });
+      const refused = refusePath(item, { workspace }) ?? refuseLinked(item, workspace, false);
       if (refused) return refused;
     }
   }
