@@ -1,9 +1,9 @@
 // What the policy guard looks up on disk at judgement time: where a path really leads (symlinks
 // resolved) and what a glob matches now. Only paths inside the workspace are looked up; a
 // workspace that does not exist is never touched again during the command.
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { expandGlob, type GlobBudget, globBudget } from './glob-expand.ts';
+import { expandGlob, type GlobBudget, globBudget, lstatOf } from './glob-expand.ts';
 
 export interface DiskView {
   /** The workspace as given (resolved) and as it really is (symlinks resolved). */
@@ -38,7 +38,7 @@ const inside = (root: string, path: string) => path === root || path.startsWith(
 function target(view: DiskView, folder: string, path: string, write: boolean): string | undefined {
   const abs = isAbsolute(path) ? resolve(path) : resolve(folder, path);
   if (!inside(view.workspace, abs) && !inside(view.real, abs)) return undefined;
-  const stat = lstatSync(abs, { throwIfNoEntry: false });
+  const stat = lstatOf(abs);
   let real: string | undefined;
   if (stat?.isSymbolicLink()) real = realpath(abs) ?? dangling(abs);
   else if (stat) real = path.includes('/') ? realpath(abs) : abs;
@@ -61,7 +61,7 @@ function dangling(link: string): string | undefined {
     } catch {
       return undefined;
     }
-    if (!lstatSync(next, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    if (!lstatOf(next)?.isSymbolicLink()) {
       const parent = realpath(dirname(next));
       return parent ? join(parent, basename(next)) : next;
     }
@@ -102,9 +102,7 @@ export function globMatches(view: DiskView, pattern: string): string[] | undefin
 /** Whether a plain name (no `/`) is there in one of the folders it may be relative to. */
 export function isFile(view: DiskView, name: string): boolean {
   if (name === '' || name.includes('/')) return false;
-  return view.folders.some(
-    (folder) => lstatSync(join(folder, name), { throwIfNoEntry: false }) !== undefined,
-  );
+  return view.folders.some((folder) => lstatOf(join(folder, name)) !== undefined);
 }
 
 /** A `cd` to `path`: later relative paths may be relative to it. */

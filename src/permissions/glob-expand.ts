@@ -2,8 +2,8 @@
 // defaults (globskipdots on, dotglob, nocaseglob, extglob, globstar, failglob and nullglob off):
 // an unmatched pattern stays as written. Bounded in entries read, depth and time; past a bound the
 // answer is "unknown" and the guard judges the pattern alone, strictly.
-import { lstatSync, readdirSync, statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { lstatSync, readdirSync, type Stats, statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { globParts, hasGlob, nameMatches, segmentRegex } from './glob-match.ts';
 
 export interface GlobBudget {
@@ -16,7 +16,7 @@ export interface GlobBudget {
 export const MAX_GLOB_DEPTH = 24;
 
 /** A budget for one command: a few thousand entries, a few tens of milliseconds. */
-export const globBudget = (entries = 4096, ms = 40): GlobBudget => ({
+export const globBudget = (entries = 4096, ms = 60): GlobBudget => ({
   entries,
   deadline: performance.now() + ms,
 });
@@ -36,7 +36,7 @@ export function expandGlob(pattern: string, cwd: string, budget: GlobBudget): st
     const sep = index === 0 ? '' : '/';
     if (segment === '' || !hasGlob(segment)) {
       const literal = unescaped(segment);
-      found = found.map((f) => ({ text: f.text + sep + literal, at: join(f.at, literal) }));
+      found = found.map((f) => ({ text: f.text + sep + literal, at: below(f.at, literal) }));
       continue;
     }
     const parts = globParts(segment);
@@ -48,7 +48,7 @@ export function expandGlob(pattern: string, cwd: string, budget: GlobBudget): st
       budget.entries -= names.length;
       if (budget.entries < 0) return undefined;
       for (const name of names) {
-        if (nameMatches(parts, regex, name)) next.push({ text: f.text + sep + name, at: join(f.at, name) });
+        if (nameMatches(parts, regex, name)) next.push({ text: f.text + sep + name, at: below(f.at, name) });
       }
       if (!last && next.length > budget.entries) return undefined;
     }
@@ -60,6 +60,9 @@ export function expandGlob(pattern: string, cwd: string, budget: GlobBudget): st
   return exist.length > 0 ? exist.sort() : [unescaped(pattern)];
 }
 
+/** `dir/name` as written: path.join would turn `a/.` into `a`, which exists even when `a` is a file. */
+const below = (dir: string, name: string) => (dir.endsWith('/') ? dir + name : `${dir}/${name}`);
+
 function list(dir: string): string[] {
   try {
     return readdirSync(dir);
@@ -68,6 +71,21 @@ function list(dir: string): string[] {
   }
 }
 
-const exists = (path: string) => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
-const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+/** lstat that answers undefined for anything not there, `a/b` under a file `a` included. */
+export function lstatOf(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+const exists = (path: string) => lstatOf(path) !== undefined;
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
 const unescaped = (text: string) => (text.includes('\\') ? text.replace(/\\(.)/g, '$1') : text);

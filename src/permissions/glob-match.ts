@@ -32,8 +32,11 @@ export function hasGlob(text: string): boolean {
   return open >= 0 && text.indexOf(']', open + 2) > open;
 }
 
-/** The segment as parts; a `[` with no closing `]` is a literal character, as in bash. */
-export function globParts(segment: string): GlobPart[] {
+/**
+ * The segment as parts; a `[` with no closing `]` is a literal character, as in bash. `loose`
+ * reads it as dash does, where an unterminated `[:`, `[=` or `[.` is plain members of the set.
+ */
+export function globParts(segment: string, loose = false): GlobPart[] {
   const parts: GlobPart[] = [];
   for (let i = 0; i < segment.length; i++) {
     const c = segment[i] as string;
@@ -42,7 +45,7 @@ export function globParts(segment: string): GlobPart[] {
       if (parts.at(-1)?.kind !== 'star') parts.push({ kind: 'star' });
     } else if (c === '?') parts.push({ kind: 'any' });
     else if (c === '[') {
-      const set = bracket(segment, i);
+      const set = bracket(segment, i, loose);
       if (set) {
         parts.push(set.part);
         i = set.end;
@@ -55,7 +58,7 @@ export function globParts(segment: string): GlobPart[] {
 const escapeClass = (c: string) => (/[\\\]^[-]/.test(c) ? `\\${c}` : c);
 
 /** A bracket expression starting at `start`, or undefined if it never closes. */
-function bracket(s: string, start: number): { part: GlobPart; end: number } | undefined {
+function bracket(s: string, start: number, loose: boolean): { part: GlobPart; end: number } | undefined {
   let i = start + 1;
   const negated = s[i] === '!' || s[i] === '^';
   if (negated) i++;
@@ -77,6 +80,8 @@ function bracket(s: string, start: number): { part: GlobPart; end: number } | un
         i = close + 1;
         continue;
       }
+      // An unterminated `[:`, `[=` or `[.` makes the whole bracket literal text in bash.
+      if (!loose) return undefined;
     }
     if (c === '\\' && i + 1 < s.length) c = s[++i] as string;
     if (s[i + 1] === '-' && s[i + 2] !== undefined && s[i + 2] !== ']') {

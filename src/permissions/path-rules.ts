@@ -2,6 +2,7 @@
 // Pure and lexical; the guard resolves symlinks and globs against the disk first (policy-guard.ts).
 import {
   couldMatchDots,
+  type GlobPart,
   globParts,
   hasGlob,
   isGeneric,
@@ -149,10 +150,20 @@ function refuseRemote(path: string, remote: string): string | undefined {
  * nothing in particular (`.[!.]*`) and what it matches now was judged.
  */
 function globRefusal(part: string, last: boolean, opts: PathOptions): string | undefined {
-  const parts = globParts(part);
-  if (couldMatchDots(parts) && !(last && opts.dialect === 'bash')) {
+  // Read as bash and as dash read it; the stricter answer counts.
+  const bash = globParts(part);
+  const readings = part.includes('[') ? [bash, globParts(part, true)] : [bash];
+  if (readings.some(couldMatchDots) && !(last && opts.dialect === 'bash')) {
     return `the pattern ${part} could match .. (the folder above) in some shells`;
   }
+  for (const parts of readings) {
+    const refused = secretAim(part, parts, opts);
+    if (refused) return refused;
+  }
+  return undefined;
+}
+
+function secretAim(part: string, parts: GlobPart[], opts: PathOptions): string | undefined {
   const regex = segmentRegex(parts, true);
   const name = SECRET_SAMPLES.find((sample) => nameMatches(parts, regex, sample));
   if (!name) return undefined;
