@@ -10,6 +10,8 @@ import type { Classification } from './classify-shell.ts';
 
 /** Phrases for each construct found, in order, each once. Pure; linear in the command. */
 export function dialectHazards(command: string): string[] {
+  // Every construct below needs one of these: most commands are answered by one scan.
+  if (!/[$&(<>']|shopt/.test(command)) return [];
   const found = new Set<string>();
   const n = command.length;
   let i = 0;

@@ -18,6 +18,8 @@ export interface DiskView {
 
 /** The view for one command, or undefined if the workspace is not there to look at. */
 export function diskView(workspace: string): DiskView | undefined {
+  // A missing workspace is the common case in tests and benchmarks: answer it without an exception.
+  if (!lstatOf(workspace)) return undefined;
   const real = realpath(workspace);
   if (!real) return undefined;
   return { workspace, real, folders: [workspace], lost: false, budget: globBudget() };

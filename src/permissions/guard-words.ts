@@ -19,8 +19,8 @@ export interface GuardContext {
   workspace: string;
   vars: Vars;
   dialect: Dialect;
-  /** Undefined when the disk is not looked at (or the workspace is not there). */
-  disk: DiskView | undefined;
+  /** The disk, looked at on first need; undefined when it is not looked at (or not there). */
+  disk(): DiskView | undefined;
 }
 
 /** Records `NAME=value` so later words using $NAME are judged with its value. */
@@ -30,21 +30,28 @@ export function assign(vars: Vars, assignment: string): void {
   vars.set(name, variants(assignment.slice(eq + 1), vars));
 }
 
-/** Why `word` is refused; `forced` judges it as a path even if it does not look like one. */
+/**
+ * Why `word` is refused; `forced` judges it as a path even if it does not look like one;
+ * `program` says it names the program run (found by name, not opened from the workspace).
+ */
 export function guardWord(
   word: string,
   ctx: GuardContext,
   forced: boolean,
   write = false,
+  program = false,
 ): string | undefined {
   // A glob names files whatever its shape: `id_*` and `.[[:alpha:]]nv` are judged by what they match.
   const whole = forced || word.includes(GLOB_MARK) || hasGlob(word);
   if (!whole && !mightBePath(word)) {
     // A plain word can still be a link planted in the workspace (`notes` → /etc/shadow).
     // A plain word that names a file in the workspace is judged as that file (`cat token`).
-    if (!ctx.disk || word.startsWith('-') || word.includes(VAR_OPEN)) return undefined;
+    // A program found by name is not opened from the workspace.
+    if (program || word.startsWith('-') || word.includes(VAR_OPEN)) return undefined;
+    const disk = ctx.disk();
+    if (!disk) return undefined;
     const name = unmark(word);
-    if (!isFile(ctx.disk, name)) return judgeLinks(name, ctx, write);
+    if (!isFile(disk, name)) return judgeLinks(name, ctx, write);
     return refusePath(name, pathOptions(ctx, write)) ?? judgeLinks(name, ctx, write);
   }
   if (!word.includes(VAR_OPEN) && !word.includes(BRACE_MARK))
@@ -140,13 +147,12 @@ const pathOptions = (ctx: GuardContext, write: boolean) => ({
 /** A known path: by its text, then by where it really leads; a glob also by what it matches now. */
 function judgePath(text: string, ctx: GuardContext, write: boolean): string | undefined {
   const opts = pathOptions(ctx, write);
-  if (!ctx.disk || !hasGlob(text) || text.includes('://')) {
-    return refusePath(text, opts) ?? judgeLinks(text, ctx, write);
-  }
+  const disk = hasGlob(text) && !text.includes('://') ? ctx.disk() : undefined;
+  if (!disk) return refusePath(text, opts) ?? judgeLinks(text, ctx, write);
   // First as if what it matches now will be judged (so a listing pattern may pass), then that.
   const lenient = refusePath(text, { ...opts, expanded: true });
   if (lenient) return lenient;
-  const found = globMatches(ctx.disk, text);
+  const found = globMatches(disk, text);
   if (!found) return refusePath(text, opts);
   for (const match of found) {
     const refused = refusePath(match, opts) ?? judgeLinks(match, ctx, write);
@@ -157,9 +163,10 @@ function judgePath(text: string, ctx: GuardContext, write: boolean): string | un
 
 /** Where a path in the workspace really leads, judged: `.env.example` → `.env` is refused. */
 function judgeLinks(text: string, ctx: GuardContext, write: boolean): string | undefined {
-  if (!ctx.disk || text === '' || text.includes('://')) return undefined;
-  for (const real of linkTargets(ctx.disk, text, write)) {
-    const refused = refusePath(real, { workspace: ctx.disk.real, forWrite: write });
+  const disk = text === '' || text.includes('://') ? undefined : ctx.disk();
+  if (!disk) return undefined;
+  for (const real of linkTargets(disk, text, write)) {
+    const refused = refusePath(real, { workspace: disk.real, forWrite: write });
     if (refused) return `${show(text)} is a link: ${refused}`;
   }
   return undefined;
@@ -169,7 +176,7 @@ function judgeLinks(text: string, ctx: GuardContext, write: boolean): string | u
 export function refuseLinked(path: string, workspace: string, write: boolean): string | undefined {
   const disk = diskView(workspace);
   if (!disk) return undefined;
-  return judgeLinks(path, { workspace, vars: new Map(), dialect: 'any', disk }, write);
+  return judgeLinks(path, { workspace, vars: new Map(), dialect: 'any', disk: () => disk }, write);
 }
 
 const show = (path: string) => (path.length > 60 ? `${path.slice(0, 57)}…` : path);

@@ -54,6 +54,19 @@ function programWords(argv: string[]): number {
   return argv.length;
 }
 
+/** `make()` on first call, remembered for the calls after (one command's judgement). */
+function once<T>(make: () => T): () => T {
+  let made = false;
+  let value: T;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value;
+  };
+}
+
 /**
  * Why the guard refuses this shell command, or undefined. `writes[i]` says segment i may change
  * files (the classifier scored it above 0); its paths are then judged as written paths.
@@ -68,7 +81,7 @@ export function guardCommand(
     workspace,
     vars: new Map(),
     dialect: options.dialect ?? 'any',
-    disk: options.disk === false ? undefined : diskView(workspace),
+    disk: options.disk === false ? () => undefined : once(() => diskView(workspace)),
   };
   for (const [index, segment] of parsed.segments.entries()) {
     const refused = guardSegment(segment, writes[index] === true, ctx);
@@ -103,13 +116,17 @@ function guardSegment(segment: Segment, write: boolean, ctx: GuardContext): stri
   for (let k = 0; k < view.argv.length; k++) {
     if (text.has(k - 1)) continue;
     const word = view.argv[k] as string;
-    const refused = guardWord(word, ctx, moving && k > 0 && !word.startsWith('-'), write && k >= runs);
+    const forced = moving && k > 0 && !word.startsWith('-');
+    const refused = guardWord(word, ctx, forced, write && k >= runs, k < Math.max(runs, 1));
     if (refused) return refused;
   }
   if (moving) {
     const refused = moved(program, args, ctx);
     if (refused) return refused;
-  } else if (program === 'popd' && ctx.disk) ctx.disk.lost = true;
+  } else if (program === 'popd') {
+    const disk = ctx.disk();
+    if (disk) disk.lost = true;
+  }
   if (program === 'read' || program === 'mapfile' || program === 'readarray') {
     for (const name of args) if (!name.startsWith('-')) vars.delete(name);
   }
@@ -132,7 +149,8 @@ function moved(program: string, args: string[], ctx: GuardContext): string | und
   // Inside .git, plain relative names (`mv x config`) would rewrite git's own configuration.
   if (target.some((t) => unmark(t).toLowerCase().split('/').includes('.git')))
     return `${program} into .git is refused`;
-  if (ctx.disk) changeFolder(ctx.disk, target.length === 1 ? unmark(target[0] as string) : undefined);
+  const disk = ctx.disk();
+  if (disk) changeFolder(disk, target.length === 1 ? unmark(target[0] as string) : undefined);
   return undefined;
 }
 

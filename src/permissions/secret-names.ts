@@ -51,6 +51,9 @@ const CONFIG_CREDENTIALS = new Set(['gcloud', 'gh', 'hub', 'op', 'doctl', 'herok
 /** Why a file or folder name is secret, or undefined. */
 export function secretName(name: string): string | undefined {
   const lower = name.toLowerCase();
+  // Without a dot, only names starting with one of these letters (or naming kube) can be secret.
+  if (!lower.includes('.') && !'_iakcst'.includes(lower[0] ?? '') && !lower.includes('kube'))
+    return undefined;
   if (lower.includes('env')) {
     if (ENV_TEMPLATE.test(lower)) return undefined;
     if (ENV_FILE.test(lower)) return `${name} is an env file`;
