@@ -8,10 +8,13 @@
 // use (`{a,b}` braces: the guard judges the expansion; `**`: globstar is off, so it is `*`).
 import type { Classification } from './classify-shell.ts';
 
+/** A superset of what the scan below finds: most commands have none of it. */
+const TRIGGER = /\$['"[{]|&>|[<>]\(|[@!+*?]\(|shopt|\[[^\]]*(?:\$\(|`)/;
+
 /** Phrases for each construct found, in order, each once. Pure; linear in the command. */
 export function dialectHazards(command: string): string[] {
   // Every construct below needs one of these: most commands are answered by one scan.
-  if (!/[$&(<>']|shopt/.test(command)) return [];
+  if (!TRIGGER.test(command)) return [];
   const found = new Set<string>();
   const n = command.length;
   let i = 0;

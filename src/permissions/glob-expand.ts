@@ -4,7 +4,7 @@
 // answer is "unknown" and the guard judges the pattern alone, strictly.
 import { lstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { globParts, hasGlob, nameMatches, segmentRegex } from './glob-match.ts';
+import { globParts, hasGlob, nameMatcher } from './glob-match.ts';
 
 export interface GlobBudget {
   /** Directory entries that may still be read. */
@@ -39,8 +39,7 @@ export function expandGlob(pattern: string, cwd: string, budget: GlobBudget): st
       found = found.map((f) => ({ text: f.text + sep + literal, at: below(f.at, literal) }));
       continue;
     }
-    const parts = globParts(segment);
-    const regex = segmentRegex(parts);
+    const matches = nameMatcher(globParts(segment));
     const next: typeof found = [];
     for (const f of found) {
       if (performance.now() > budget.deadline) return undefined;
@@ -48,7 +47,7 @@ export function expandGlob(pattern: string, cwd: string, budget: GlobBudget): st
       budget.entries -= names.length;
       if (budget.entries < 0) return undefined;
       for (const name of names) {
-        if (nameMatches(parts, regex, name)) next.push({ text: f.text + sep + name, at: below(f.at, name) });
+        if (matches(name)) next.push({ text: f.text + sep + name, at: below(f.at, name) });
       }
       if (!last && next.length > budget.entries) return undefined;
     }

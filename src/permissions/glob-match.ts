@@ -1,29 +1,38 @@
 // Bash's pattern matching for one path segment (no `/`), as filename expansion uses it: `*`, `?`,
 // bracket expressions with `!`/`^`, ranges (ASCII, as globasciiranges does) and POSIX classes,
 // backslash escapes; extglob off. Shared by the real expansion and the judgement of patterns.
+// A direct matcher, not a RegExp: patterns are judged once each, so compiling would cost more.
 
-const CLASSES: Record<string, string> = {
-  alpha: 'a-zA-Z',
-  digit: '0-9',
-  alnum: 'a-zA-Z0-9',
-  upper: 'A-Z',
-  lower: 'a-z',
-  space: ' \\t\\n\\r\\f\\v',
-  blank: ' \\t',
-  punct: '!-\\/:-@\\[-`{-~',
-  xdigit: '0-9A-Fa-f',
-  cntrl: '\\x00-\\x1f\\x7f',
-  print: ' -~',
-  graph: '!-~',
-  word: '\\w',
+type Range = readonly [number, number];
+const r = (a: string, b: string): Range => [a.charCodeAt(0), b.charCodeAt(0)];
+
+const CLASSES: Record<string, Range[]> = {
+  alpha: [r('a', 'z'), r('A', 'Z')],
+  digit: [r('0', '9')],
+  alnum: [r('a', 'z'), r('A', 'Z'), r('0', '9')],
+  upper: [r('A', 'Z')],
+  lower: [r('a', 'z')],
+  space: [r(' ', ' '), [9, 13]],
+  blank: [r(' ', ' '), [9, 9]],
+  punct: [r('!', '/'), r(':', '@'), r('[', '`'), r('{', '~')],
+  xdigit: [r('0', '9'), r('a', 'f'), r('A', 'F')],
+  cntrl: [
+    [0, 31],
+    [127, 127],
+  ],
+  print: [r(' ', '~')],
+  graph: [r('!', '~')],
+  word: [r('a', 'z'), r('A', 'Z'), r('0', '9'), r('_', '_')],
 };
+/** An unknown class name: judged as matching anything (the stricter reading). */
+const ANYTHING: Range[] = [[0, 0x10ffff]];
 
-/** One piece of a segment: a literal character, `*`, `?`, or a bracket expression's JS class. */
+/** One piece of a segment: a literal character, `*`, `?`, or a bracket expression. */
 export type GlobPart =
   | { kind: 'char'; char: string }
   | { kind: 'star' }
   | { kind: 'any' }
-  | { kind: 'set'; source: string; negated: boolean; members: number };
+  | { kind: 'set'; ranges: Range[]; negated: boolean; members: number };
 
 /** True if the text has a character the shell would glob on: `*`, `?`, or a closed `[…]`. */
 export function hasGlob(text: string): boolean {
@@ -55,27 +64,25 @@ export function globParts(segment: string, loose = false): GlobPart[] {
   return parts;
 }
 
-const escapeClass = (c: string) => (/[\\\]^[-]/.test(c) ? `\\${c}` : c);
-
 /** A bracket expression starting at `start`, or undefined if it never closes. */
 function bracket(s: string, start: number, loose: boolean): { part: GlobPart; end: number } | undefined {
   let i = start + 1;
   const negated = s[i] === '!' || s[i] === '^';
   if (negated) i++;
-  let source = '';
+  const ranges: Range[] = [];
   let members = 0;
   let first = true;
   for (; i < s.length; i++) {
     let c = s[i] as string;
-    if (c === ']' && !first) return { part: { kind: 'set', source, negated, members }, end: i };
+    if (c === ']' && !first) return { part: { kind: 'set', ranges, negated, members }, end: i };
     first = false;
     if (c === '[' && (s[i + 1] === ':' || s[i + 1] === '=' || s[i + 1] === '.')) {
       const kind = s[i + 1] as string;
       const close = s.indexOf(`${kind}]`, i + 2);
       if (close > 0) {
         const name = s.slice(i + 2, close);
-        if (kind === ':') source += CLASSES[name] ?? '\\s\\S';
-        else source += [...name].map(escapeClass).join('');
+        if (kind === ':') ranges.push(...(CLASSES[name] ?? ANYTHING));
+        else for (const ch of name) ranges.push(r(ch, ch));
         members += kind === ':' ? 26 : 1;
         i = close + 1;
         continue;
@@ -91,37 +98,91 @@ function bracket(s: string, start: number, loose: boolean): { part: GlobPart; en
         hi = s[i + 3] as string;
         skip = 3;
       }
+      // A reversed range matches nothing, as in bash.
       if (c <= hi) {
-        source += `${escapeClass(c)}-${escapeClass(hi)}`;
+        ranges.push(r(c, hi));
         members += hi.charCodeAt(0) - c.charCodeAt(0) + 1;
       }
       i += skip;
       continue;
     }
-    source += escapeClass(c);
+    ranges.push(r(c, c));
     members++;
   }
   return undefined;
 }
 
-function partSource(part: GlobPart): string {
+const inRanges = (ranges: Range[], code: number) => ranges.some(([lo, hi]) => code >= lo && code <= hi);
+
+function matchesOne(part: GlobPart, ch: string, caseless: boolean): boolean {
   switch (part.kind) {
     case 'char':
-      return part.char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    case 'star':
-      return '[^/]*';
+      return part.char === ch || (caseless && part.char.toLowerCase() === ch.toLowerCase());
     case 'any':
-      return '[^/]';
-    case 'set':
-      if (part.source === '') return part.negated ? '[^/]' : '(?!)';
-      return part.negated ? `[^/${part.source}]` : `[${part.source}]`;
+      return ch !== '/';
+    case 'star':
+      return true;
+    case 'set': {
+      if (ch === '/') return false;
+      let hit = inRanges(part.ranges, ch.charCodeAt(0));
+      if (!hit && caseless) {
+        const other = ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase();
+        hit = inRanges(part.ranges, other.charCodeAt(0));
+      }
+      return hit !== part.negated;
+    }
   }
 }
 
-/** The segment as an anchored regex; `caseless` for judging secret names. */
-export function segmentRegex(segment: string | GlobPart[], caseless = false): RegExp {
-  const parts = typeof segment === 'string' ? globParts(segment) : segment;
-  return new RegExp(`^${parts.map(partSource).join('')}$`, caseless ? 'is' : 's');
+/** Whether the whole name matches; `*` backtracks to the last star only (enough for globs). */
+export function partsMatch(parts: GlobPart[], name: string, caseless = false): boolean {
+  let p = 0;
+  let n = 0;
+  let starP = -1;
+  let starN = 0;
+  while (n < name.length) {
+    const part = parts[p];
+    if (part?.kind === 'star') {
+      starP = p++;
+      starN = n;
+    } else if (part && matchesOne(part, name[n] as string, caseless)) {
+      p++;
+      n++;
+    } else if (starP >= 0) {
+      p = starP + 1;
+      n = ++starN;
+    } else return false;
+  }
+  while (parts[p]?.kind === 'star') p++;
+  return p === parts.length;
+}
+
+/**
+ * A test for many names against one segment, as filename expansion matches (a leading dot only
+ * by a literal dot): the literal head and tail are checked first, which rules most names out.
+ */
+export function nameMatcher(parts: GlobPart[], caseless = false): (name: string) => boolean {
+  const dotted = startsWithDot(parts);
+  const fold = (text: string) => (caseless ? text.toLowerCase() : text);
+  let head = '';
+  for (const part of parts) {
+    if (part.kind !== 'char') break;
+    head += part.char;
+  }
+  let tail = '';
+  for (let k = parts.length - 1; k >= head.length; k--) {
+    const part = parts[k] as GlobPart;
+    if (part.kind !== 'char') break;
+    tail = part.char + tail;
+  }
+  head = fold(head);
+  tail = fold(tail);
+  return (name) => {
+    if (name.startsWith('.') && !dotted) return false;
+    const folded = fold(name);
+    if (!folded.startsWith(head) || !folded.endsWith(tail)) return false;
+    return partsMatch(parts, name, caseless);
+  };
 }
 
 /** The segment starts with a literal dot, so (dotglob off) it may match dot-names. */
@@ -129,9 +190,9 @@ export const startsWithDot = (parts: GlobPart[]): boolean =>
   parts[0]?.kind === 'char' && parts[0].char === '.';
 
 /** Whether a name is matched as filename expansion matches it: a leading dot only by a literal dot. */
-export function nameMatches(parts: GlobPart[], regex: RegExp, name: string): boolean {
+export function nameMatches(parts: GlobPart[], name: string, caseless = false): boolean {
   if (name.startsWith('.') && !startsWithDot(parts)) return false;
-  return regex.test(name);
+  return partsMatch(parts, name, caseless);
 }
 
 /**
@@ -139,9 +200,7 @@ export function nameMatches(parts: GlobPart[], regex: RegExp, name: string): boo
  * `.?`, `.*`, `.[.]`, `.[!a]`, `.[[:punct:]]`.
  */
 export function couldMatchDots(parts: GlobPart[]): boolean {
-  if (!startsWithDot(parts)) return false;
-  const regex = segmentRegex(parts);
-  return regex.test('.') || regex.test('..');
+  return startsWithDot(parts) && (partsMatch(parts, '.') || partsMatch(parts, '..'));
 }
 
 /**

@@ -6,8 +6,7 @@ import {
   globParts,
   hasGlob,
   isGeneric,
-  nameMatches,
-  segmentRegex,
+  nameMatcher,
   startsWithDot,
 } from './glob-match.ts';
 import { SECRET_SAMPLES, secretName, secretPlace } from './secret-names.ts';
@@ -108,16 +107,15 @@ export function refusePath(path: string, opts: PathOptions): string | undefined 
   if (p.startsWith('~')) return `${show(path)} is in a home folder (~)`;
   const parts = p.split('/');
   // Compared without case: on a case-insensitive filesystem `.GIT/config` is `.git/config`.
-  const lower = p.toLowerCase().split('/');
+  const lower = opts.forWrite || /\.git/i.test(p) ? p.toLowerCase().split('/') : parts;
   const glob = hasGlob(p);
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i] as string;
     if (part === '..') return `${show(path)} climbs out of the workspace with ..`;
     if (part === '' || part === '.') continue;
-    const last = i === parts.length - 1 || parts.slice(i + 1).every((x) => x === '');
     const secret =
       glob && hasGlob(part)
-        ? globRefusal(part, last, opts)
+        ? globRefusal(part, isLast(parts, i), opts)
         : (secretName(part) ?? (i > 0 ? secretPlace(parts[i - 1] as string, part) : undefined));
     if (secret) return part === path ? secret : `${show(path)}: ${secret}`;
     if (lower[i] === '.git' && (lower[i + 1] === 'hooks' || lower[i + 1] === 'config')) {
@@ -133,6 +131,8 @@ export function refusePath(path: string, opts: PathOptions): string | undefined 
   if (p.startsWith('/')) return outside(path, p, glob, opts);
   return undefined;
 }
+
+const isLast = (parts: string[], i: number) => parts.slice(i + 1).every((x) => x === '');
 
 /** The path of a URL to another host (ssh://, s3://…): only `..` and secret names are refused. */
 function refuseRemote(path: string, remote: string): string | undefined {
@@ -164,12 +164,12 @@ function globRefusal(part: string, last: boolean, opts: PathOptions): string | u
 }
 
 function secretAim(part: string, parts: GlobPart[], opts: PathOptions): string | undefined {
-  const regex = segmentRegex(parts, true);
-  const name = SECRET_SAMPLES.find((sample) => nameMatches(parts, regex, sample));
+  const matches = nameMatcher(parts, true);
+  const name = SECRET_SAMPLES.find(matches);
   if (!name) return undefined;
   const dotted = startsWithDot(parts);
   // `*.json` lists JSON files (package.json among them); `*.pem` and `id_*` aim at keys.
-  const listing = isGeneric(parts) || (!dotted && ORDINARY_NAMES.some((n) => nameMatches(parts, regex, n)));
+  const listing = isGeneric(parts) || (!dotted && ORDINARY_NAMES.some(matches));
   if (listing && (opts.expanded === true || !dotted)) return undefined;
   return `the pattern ${part} could match ${name}`;
 }
