@@ -9,12 +9,13 @@
 import type { Classification } from './classify-shell.ts';
 
 /** A superset of what the scan below finds: most commands have none of it. */
+const TRIGGER_CHAR = /[$&([]|shopt/;
 const TRIGGER = /\$['"[{]|&>|[<>]\(|[@!+*?]\(|shopt|\[[^\]]*(?:\$\(|`)/;
 
 /** Phrases for each construct found, in order, each once. Pure; linear in the command. */
 export function dialectHazards(command: string): string[] {
   // Every construct below needs one of these: most commands are answered by one scan.
-  if (!TRIGGER.test(command)) return [];
+  if (!TRIGGER_CHAR.test(command) || !TRIGGER.test(command)) return [];
   const found = new Set<string>();
   const n = command.length;
   let i = 0;

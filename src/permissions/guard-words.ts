@@ -5,7 +5,7 @@ import { expandBraces } from './brace-expansion.ts';
 import { type DiskView, diskView, globMatches, isFile, linkTargets } from './disk-view.ts';
 import { hasGlob } from './glob-match.ts';
 import { type Dialect, refusePath } from './path-rules.ts';
-import { isKeyFileName } from './secret-names.ts';
+import { hasKeyFileName, isKeyFileName } from './secret-names.ts';
 import { BRACE_MARK, GLOB_MARK, VAR_CLOSE, VAR_OPEN } from './shell-marks.ts';
 import { display, expansions, unmark } from './shell-parse.ts';
 import { urlOf } from './url-shape.ts';
@@ -79,7 +79,9 @@ function judgeVariant(
 }
 
 const mightBePath = (word: string) =>
-  /[/~.=@]/.test(word) || word.includes(VAR_OPEN) || isKeyFileName(unmark(word));
+  /[/~.=@]/.test(word) ||
+  word.includes(VAR_OPEN) ||
+  (word[0] === '-' ? hasKeyFileName(word) : isKeyFileName(unmark(word)));
 
 /** The candidate values of a word: known variables substituted, braces expanded. */
 export function variants(word: string, vars: Vars): string[] {

@@ -48,12 +48,14 @@ const CREDENTIAL_FILES = new Set([
 /** Folders under `.config` that hold tokens. */
 const CONFIG_CREDENTIALS = new Set(['gcloud', 'gh', 'hub', 'op', 'doctl', 'heroku', 'rclone', 'netlify']);
 
+/** What every rule below needs somewhere in the name: most names are answered by this one test. */
+const MAYBE_SECRET =
+  /env|^id_|^[._]|kube|authorized_keys|known_hosts|wallet\.dat|\.json$|^(?:credential|secret|token|access|auth)|\.(?:pem|key|p12|pfx|jks|keystore|ppk|kdbx|kdb|ovpn|gpg|asc|age)$/i;
+
 /** Why a file or folder name is secret, or undefined. */
 export function secretName(name: string): string | undefined {
+  if (!MAYBE_SECRET.test(name)) return undefined;
   const lower = name.toLowerCase();
-  // Without a dot, only names starting with one of these letters (or naming kube) can be secret.
-  if (!lower.includes('.') && !'_iakcst'.includes(lower[0] ?? '') && !lower.includes('kube'))
-    return undefined;
   if (lower.includes('env')) {
     if (ENV_TEMPLATE.test(lower)) return undefined;
     if (ENV_FILE.test(lower)) return `${name} is an env file`;
@@ -76,10 +78,13 @@ export function secretPlace(parent: string, name: string): string | undefined {
 }
 
 /** A bare word that names key material even without a slash or dot (`id_rsa`, `ID_RSA`, `kubeconfig`). */
-export const isKeyFileName = (word: string): boolean => {
-  const lower = word.toLowerCase();
-  return KEY_FILE.test(lower) || lower.includes('kubeconfig') || CREDENTIAL_FILES.has(lower);
-};
+export const isKeyFileName = (word: string): boolean => KEY_WORD.test(word);
+const KEY_WORD =
+  /^id_(?:rsa|dsa|ecdsa|ed25519|xmss)(?!.*\.pub$)|kubeconfig|^_netrc$|^authorized_keys$|^known_hosts$|^wallet\.dat$/i;
+
+/** Inside an option word (`-iid_rsa`, `-Fkubeconfig`): the same names anywhere after the dash. */
+export const hasKeyFileName = (word: string): boolean => KEY_INSIDE.test(word);
+const KEY_INSIDE = /id_(?:rsa|dsa|ecdsa|ed25519|xmss)|kubeconfig|_netrc|known_hosts|authorized_keys/i;
 
 /** Names a glob is tested against: a glob that could match one of them is refused. */
 export const SECRET_SAMPLES: readonly string[] = [
