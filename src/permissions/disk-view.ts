@@ -6,9 +6,10 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { expandGlob, type GlobBudget, globBudget, lstatOf } from './glob-expand.ts';
 
 export interface DiskView {
-  /** The workspace as given (resolved) and as it really is (symlinks resolved). */
+  /** The workspace as given (resolved). */
   workspace: string;
-  real: string;
+  /** The workspace as it really is (symlinks resolved), looked up on first need. */
+  real(): string;
   /** Folders relative paths may be relative to: the workspace and every `cd` target seen. */
   folders: string[];
   /** A `cd` went somewhere unknown: what relative globs match cannot be known. */
@@ -20,9 +21,17 @@ export interface DiskView {
 export function diskView(workspace: string): DiskView | undefined {
   // A missing workspace is the common case in tests and benchmarks: answer it without an exception.
   if (!lstatOf(workspace)) return undefined;
-  const real = realpath(workspace);
-  if (!real) return undefined;
-  return { workspace, real, folders: [workspace], lost: false, budget: globBudget() };
+  let real: string | undefined;
+  return {
+    workspace,
+    real: () => {
+      real ??= realpath(workspace) ?? workspace;
+      return real;
+    },
+    folders: [workspace],
+    lost: false,
+    budget: globBudget(),
+  };
 }
 
 function realpath(path: string): string | undefined {
@@ -35,22 +44,45 @@ function realpath(path: string): string | undefined {
 
 const inside = (root: string, path: string) => path === root || path.startsWith(`${root}/`);
 
-/** Where `path` (relative to `folder`) really leads, if that differs from what it says; for a
- * path that does not exist yet (a write), where its folder leads. */
-function target(view: DiskView, folder: string, path: string, write: boolean): string | undefined {
-  const abs = isAbsolute(path) ? resolve(path) : resolve(folder, path);
-  if (!inside(view.workspace, abs) && !inside(view.real, abs)) return undefined;
-  const stat = lstatOf(abs);
-  let real: string | undefined;
-  if (stat?.isSymbolicLink()) real = realpath(abs) ?? dangling(abs);
-  else if (stat) real = path.includes('/') ? realpath(abs) : abs;
-  else if (write && path.includes('/')) {
-    const parent = realpath(dirname(abs));
-    real = parent ? join(parent, basename(abs)) : undefined;
+/** What is at a path in the workspace: whether it exists, and where it leads if through a link. */
+interface Found {
+  exists: boolean;
+  /** Set when a link is on the way: the real place (for a path not there yet, where it would be). */
+  real?: string;
+}
+
+/**
+ * `path` relative to `folder`, walked from the workspace one component at a time (one lstat
+ * each, cheaper than realpath), so a link anywhere on the way is found.
+ */
+function lookUp(view: DiskView, folder: string, path: string): Found {
+  let abs = isAbsolute(path) ? resolve(path) : resolve(folder, path);
+  if (!inside(view.workspace, abs)) {
+    const real = view.real();
+    if (!inside(real, abs)) return { exists: false };
+    abs = view.workspace + abs.slice(real.length);
   }
-  if (!real) return undefined;
-  const expected = inside(view.workspace, abs) ? view.real + abs.slice(view.workspace.length) : abs;
-  return real === expected || real === abs ? undefined : real;
+  let at = view.workspace;
+  for (const part of abs.slice(view.workspace.length + 1).split('/')) {
+    if (part === '') continue;
+    at = `${at}/${part}`;
+    const stat = lstatOf(at);
+    if (!stat) return { exists: false };
+    if (stat.isSymbolicLink()) return { exists: true, real: through(abs) };
+  }
+  return { exists: true };
+}
+
+/** Where a path with a link on the way leads; for a path not there yet, where it would be made. */
+function through(abs: string): string | undefined {
+  const real = realpath(abs);
+  if (real) return real;
+  const parent = realpath(dirname(abs));
+  if (parent) {
+    const made = join(parent, basename(abs));
+    return lstatOf(made)?.isSymbolicLink() ? dangling(made) : made;
+  }
+  return dangling(abs);
 }
 
 /** Where a link to nothing leads: writing through it creates its target. */
@@ -73,17 +105,21 @@ function dangling(link: string): string | undefined {
 }
 
 /**
- * The real places `path` leads to, as paths to judge: relative to the workspace when inside it,
- * absolute when not. Empty when nothing is a link.
+ * Whether `path` is there (relative to any folder it may be relative to), and the real places it
+ * leads to through links, as paths to judge: relative to the workspace when inside it, absolute
+ * when not (none when no link is on the way).
  */
-export function linkTargets(view: DiskView, path: string, write: boolean): string[] {
-  const out: string[] = [];
+export function lookUpPath(view: DiskView, path: string): { there: boolean; targets: string[] } {
+  const targets: string[] = [];
+  let there = false;
   for (const folder of isAbsolute(path) ? [view.workspace] : view.folders) {
-    const real = target(view, folder, path, write);
-    if (!real) continue;
-    out.push(inside(view.real, real) ? real.slice(view.real.length + 1) || '.' : real);
+    const { exists, real } = lookUp(view, folder, path);
+    there ||= exists;
+    if (real === undefined) continue;
+    const root = view.real();
+    targets.push(inside(root, real) ? real.slice(root.length + 1) || '.' : real);
   }
-  return out;
+  return { there, targets };
 }
 
 /**
@@ -99,12 +135,6 @@ export function globMatches(view: DiskView, pattern: string): string[] | undefin
     out.push(...found.filter((f) => f !== pattern));
   }
   return out;
-}
-
-/** Whether a plain name (no `/`) is there in one of the folders it may be relative to. */
-export function isFile(view: DiskView, name: string): boolean {
-  if (name === '' || name.includes('/')) return false;
-  return view.folders.some((folder) => lstatOf(join(folder, name)) !== undefined);
 }
 
 /** A `cd` to `path`: later relative paths may be relative to it. */

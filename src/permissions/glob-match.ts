@@ -36,10 +36,12 @@ export type GlobPart =
 
 /** True if the text has a character the shell would glob on: `*`, `?`, or a closed `[…]`. */
 export function hasGlob(text: string): boolean {
-  if (text.includes('*') || text.includes('?')) return true;
-  const open = text.indexOf('[');
-  return open >= 0 && text.indexOf(']', open + 2) > open;
+  const at = text.search(GLOB_CHAR);
+  if (at < 0) return false;
+  if (text[at] !== '[' || text.includes('*') || text.includes('?')) return true;
+  return text.indexOf(']', at + 2) > at;
 }
+const GLOB_CHAR = /[*?[]/;
 
 /**
  * The segment as parts; a `[` with no closing `]` is a literal character, as in bash. `loose`

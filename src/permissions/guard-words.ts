@@ -2,7 +2,7 @@
 // paths inside it (after `=`, `@`, `:`, attached option letters), each judged by its text, by
 // where it really leads on disk and, for a glob, by what it could match and what it matches now.
 import { expandBraces } from './brace-expansion.ts';
-import { type DiskView, diskView, globMatches, isFile, linkTargets } from './disk-view.ts';
+import { type DiskView, diskView, globMatches, lookUpPath } from './disk-view.ts';
 import { hasGlob } from './glob-match.ts';
 import { type Dialect, refusePath } from './path-rules.ts';
 import { hasKeyFileName, isKeyFileName } from './secret-names.ts';
@@ -51,8 +51,9 @@ export function guardWord(
     const disk = ctx.disk();
     if (!disk) return undefined;
     const name = unmark(word);
-    if (!isFile(disk, name)) return judgeLinks(name, ctx, write);
-    return refusePath(name, pathOptions(ctx, write)) ?? judgeLinks(name, ctx, write);
+    const found = lookUpPath(disk, name);
+    if (!found.there) return undefined;
+    return refusePath(name, pathOptions(ctx, write)) ?? judgeTargets(name, found.targets, disk, write);
   }
   if (!word.includes(VAR_OPEN) && !word.includes(BRACE_MARK))
     return judgeVariant(unmark(word), ctx, whole, write);
@@ -166,9 +167,12 @@ function judgePath(text: string, ctx: GuardContext, write: boolean): string | un
 /** Where a path in the workspace really leads, judged: `.env.example` → `.env` is refused. */
 function judgeLinks(text: string, ctx: GuardContext, write: boolean): string | undefined {
   const disk = text === '' || text.includes('://') ? undefined : ctx.disk();
-  if (!disk) return undefined;
-  for (const real of linkTargets(disk, text, write)) {
-    const refused = refusePath(real, { workspace: disk.real, forWrite: write });
+  return disk ? judgeTargets(text, lookUpPath(disk, text).targets, disk, write) : undefined;
+}
+
+function judgeTargets(text: string, targets: string[], disk: DiskView, write: boolean): string | undefined {
+  for (const real of targets) {
+    const refused = refusePath(real, { workspace: disk.real(), forWrite: write });
     if (refused) return `${show(text)} is a link: ${refused}`;
   }
   return undefined;
