@@ -428,3 +428,74 @@ describe('round 2: write_file and other tools follow links', () => {
     expect(guardToolArgs({ path: 'notes.txt' }, ws)).toBeUndefined();
   });
 });
+
+describe('round 2: the pure pieces', () => {
+  it('dialectHazards names what bash and dash read differently, and nothing else', async () => {
+    const { dialectHazards } = await import('../src/permissions/dialect.ts');
+    for (const command of DIALECT) expect(dialectHazards(command).length, command).toBeGreaterThan(0);
+    for (const command of [
+      'ls -la',
+      "echo $'plain\\n'",
+      'echo "$(date)" && ls',
+      'ls &>/dev/null',
+      'ls 2>&1 | head',
+      'echo ${x:-a} ${#x} ${x:0:2}',
+      'echo $((1+2*(3)))',
+      "grep -E 'a(b|c)' f",
+      "awk '{print $1}' f",
+      'echo "[a]" [b]',
+    ]) {
+      expect(dialectHazards(command), command).toEqual([]);
+    }
+  });
+
+  it('urlOf tells real URLs from words shaped like them', async () => {
+    const { urlOf } = await import('../src/permissions/url-shape.ts');
+    expect(urlOf('https://example.com/x')).toEqual({ kind: 'web' });
+    expect(urlOf('http://user@host:8080/x?y#z')).toEqual({ kind: 'web' });
+    expect(urlOf('ssh://git@github.com/org/repo.git')).toEqual({ kind: 'remote', path: '/org/repo.git' });
+    expect(urlOf('file:///etc/passwd')).toEqual({ kind: 'file', path: '/etc/passwd' });
+    expect(urlOf('file://localhost/etc/passwd')).toEqual({ kind: 'file', path: '/etc/passwd' });
+    expect(urlOf('file://etc/passwd')).toEqual({ kind: 'file', path: '/etc/passwd' });
+    for (const word of [
+      'x://../../etc',
+      'http://../x',
+      'https://./x',
+      'https:///x',
+      'foo://host/x',
+      'http://a b/',
+    ]) {
+      expect(urlOf(word), word).toBeUndefined();
+    }
+  });
+
+  it('secretName compares without case and lets templates through', async () => {
+    const { secretName } = await import('../src/permissions/secret-names.ts');
+    for (const name of [
+      '.env',
+      '.ENV',
+      '.Env.Local',
+      'prod.env',
+      'ID_RSA',
+      'x.PEM',
+      'KubeConfig',
+      '.NPMRC',
+      'Secrets.Yaml',
+    ]) {
+      expect(secretName(name), name).toBeDefined();
+    }
+    for (const name of [
+      '.env.example',
+      '.ENV.SAMPLE',
+      '.env.template',
+      'README.md',
+      'tokenizer.json',
+      'token_utils.py',
+      'secrets.ts',
+      'id_rsa.pub',
+      'environment.ts',
+    ]) {
+      expect(secretName(name), name).toBeUndefined();
+    }
+  });
+});
