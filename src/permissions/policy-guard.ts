@@ -4,10 +4,13 @@
 // after `=`, `@`, `ref:` and attached option letters too (guard-words.ts). It judges what the
 // shell will open: globs are expanded against the real workspace and judged by what they could
 // match, symlinks are followed to where they lead (disk-view.ts).
-import { changeFolder, diskView } from './disk-view.ts';
+import { basename } from 'node:path';
+import { changeFolder, diskView, globMatches } from './disk-view.ts';
+import { hasGlob } from './glob-match.ts';
 import { assign, type GuardContext, guardWord, refuseLinked, variants } from './guard-words.ts';
 import { type Dialect, refusePath } from './path-rules.ts';
 import { textWords } from './pattern-args.ts';
+import { recursiveRead, refuseRecursive } from './recursive-reads.ts';
 import { commandView, isAssignment, type ParsedCommand, type Segment, unmark } from './shell-parse.ts';
 
 const DUPLICATE = /^(?:\d+|-)$/;
@@ -120,6 +123,8 @@ function guardSegment(segment: Segment, write: boolean, ctx: GuardContext): stri
     const refused = guardWord(word, ctx, forced, write && k >= runs, k < Math.max(runs, 1));
     if (refused) return refused;
   }
+  const walked = recursiveReads(view.argv, ctx);
+  if (walked) return walked;
   if (moving) {
     const refused = moved(program, args, ctx);
     if (refused) return refused;
@@ -138,6 +143,26 @@ function guardSegment(segment: Segment, write: boolean, ctx: GuardContext): stri
     if (r.heredoc || r.op === '<<<' || duplicate) continue;
     const refused = guardWord(r.target, ctx, true, r.op !== '<' && r.op !== '<&');
     if (refused) return refused;
+  }
+  return undefined;
+}
+
+/** `grep -r x .` and its kind read every file under their folders: what is there is judged. */
+function recursiveReads(argv: string[], ctx: GuardContext): string | undefined {
+  const at = programWords(argv) - 1;
+  const program = basename(unmark(argv[at] ?? ''));
+  const args = argv.slice(at + 1).map(unmark);
+  const read = recursiveRead(program, args, textWords(program, args));
+  const disk = read ? ctx.disk() : undefined;
+  if (!read || !disk) return undefined;
+  for (const root of read.roots) {
+    if (root.includes('\u0001')) continue;
+    const matches = hasGlob(root) ? globMatches(disk, root) : [root];
+    if (!matches) return `${root} matches more than the guard can check before a recursive read`;
+    for (const match of matches.length > 0 ? matches : [root]) {
+      const refused = refuseRecursive(disk, match, read);
+      if (refused) return refused;
+    }
   }
   return undefined;
 }

@@ -1,0 +1,130 @@
+// Programs that read every file under a folder (`grep -r TOKEN .`, `rg --hidden x`, `diff -r a b`):
+// the guard walks what they would read, at judgement time, and refuses when a secret is there.
+// Bounded; past the bound the answer is unknown, and an unknown walk is refused (the model can
+// name the folders to search instead).
+import { type Dirent, readdirSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { type DiskView, lookUpPath } from './disk-view.ts';
+import { globBudget } from './glob-expand.ts';
+import { refusePath } from './path-rules.ts';
+import { secretName, secretPlace } from './secret-names.ts';
+
+export interface RecursiveRead {
+  /** The folders (or files) it reads under, as written; `.` when none is named. */
+  roots: string[];
+  /** It reads dot-files too. */
+  hidden: boolean;
+  /** It follows links found on the way (`grep -R`, `rg -L`). */
+  follow: boolean;
+}
+
+const GREPS = new Set(['grep', 'egrep', 'fgrep', 'zgrep', 'rgrep']);
+/** Short options whose value is the next word, per program (so the value is not taken for a folder). */
+const VALUED: Record<string, string> = {
+  grep: 'efmABCdDX',
+  rg: 'efgmABCtTMrjEd',
+  ag: 'AfBCGgm',
+  ack: 'ABCgm',
+  diff: 'CFIUxXSL',
+};
+
+/** What `program args` reads recursively, or undefined if it does not. `text`: indexes of its pattern. */
+export function recursiveRead(
+  program: string,
+  args: string[],
+  text: ReadonlySet<number>,
+): RecursiveRead | undefined {
+  const flags = args.filter((a) => a.startsWith('-') && a !== '-');
+  const short = (letters: RegExp) => flags.some((f) => !f.startsWith('--') && letters.test(f.slice(1)));
+  const long = (names: RegExp) => flags.some((f) => names.test(f));
+  let kind: string;
+  let hidden = true;
+  let follow = false;
+  if (GREPS.has(program)) {
+    const recursive =
+      program === 'rgrep' ||
+      short(/^[A-Za-z]*[rR]/) ||
+      long(/^--(?:recursive|dereference-recursive|directories=recurse)$/) ||
+      args.some((a, k) => a === '-d' && args[k + 1] === 'recurse');
+    if (!recursive) return undefined;
+    kind = 'grep';
+    follow = short(/^[A-Za-z]*R/) || long(/^--dereference-recursive$/);
+  } else if (program === 'rg') {
+    kind = 'rg';
+    hidden = short(/^[A-Za-z]*(?:\.|uu)/) || long(/^--(?:hidden|unrestricted)$/);
+    follow = short(/^[A-Za-z]*L/) || long(/^--follow$/);
+  } else if (program === 'ag' || program === 'ack' || program === 'pt') {
+    kind = program === 'pt' ? 'ag' : program;
+    hidden = program === 'ack' || short(/^[A-Za-z]*u/) || long(/^--(?:hidden|unrestricted|all-types)$/);
+    follow = long(/^--follow$/) || (program !== 'ack' && short(/^[A-Za-z]*f/));
+  } else if (program === 'diff') {
+    if (!short(/^[A-Za-z]*r/) && !long(/^--recursive$/)) return undefined;
+    kind = 'diff';
+  } else return undefined;
+  return { roots: operands(args, text, VALUED[kind] ?? ''), hidden, follow };
+}
+
+function operands(args: string[], text: ReadonlySet<number>, valued: string): string[] {
+  const out: string[] = [];
+  let dashes = false;
+  for (let k = 0; k < args.length; k++) {
+    const a = args[k] as string;
+    if (!dashes && a === '--') dashes = true;
+    else if (!dashes && a.startsWith('-') && a.length > 1) {
+      if (!a.startsWith('--') && a.length === 2 && valued.includes(a[1] as string)) k++;
+    } else if (!text.has(k)) out.push(a);
+  }
+  return out.length > 0 ? out : ['.'];
+}
+
+/** One recursive read's walk: entries read and milliseconds. */
+const WALK_ENTRIES = 20_000;
+const WALK_MS = 80;
+
+/** Folders a walk never enters unless it follows links: no owner's secret is kept there by name. */
+const SKIPPED = new Set(['.git', 'node_modules']);
+
+/**
+ * Why reading under `root` recursively is refused: a secret on the way, a followed link out, or
+ * too much to look at within the budget.
+ */
+export function refuseRecursive(view: DiskView, root: string, read: RecursiveRead): string | undefined {
+  const start = isAbsolute(root) ? root : resolve(view.folders.at(-1) ?? view.workspace, root);
+  const budget = globBudget(WALK_ENTRIES, WALK_MS);
+  const queue: Array<{ abs: string; rel: string }> = [{ abs: start, rel: root.replace(/\/+$/, '') }];
+  while (queue.length > 0) {
+    const { abs, rel } = queue.shift() as { abs: string; rel: string };
+    if (performance.now() > budget.deadline) return tooMuch(root);
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    budget.entries -= entries.length;
+    if (budget.entries < 0) return tooMuch(root);
+    const parent = rel.split('/').at(-1) ?? '';
+    for (const entry of entries) {
+      const name = String(entry.name);
+      if (!read.hidden && name.startsWith('.')) continue;
+      const path = rel === '' || rel === '.' ? name : `${rel}/${name}`;
+      const secret = secretName(name) ?? secretPlace(parent, name);
+      if (secret) return `reading everything under ${root} would read ${path}: ${secret}`;
+      if (entry.isSymbolicLink()) {
+        if (!read.follow) continue;
+        for (const target of lookUpPath(view, path).targets) {
+          const refused = refusePath(target, { workspace: view.real() });
+          if (refused) return `reading everything under ${root} follows ${path}: ${refused}`;
+        }
+        // A followed link to a folder is read through (a loop ends at the budget).
+        queue.push({ abs: `${abs}/${name}`, rel: path });
+      } else if (entry.isDirectory() && (read.follow || !SKIPPED.has(name))) {
+        queue.push({ abs: `${abs}/${name}`, rel: path });
+      }
+    }
+  }
+  return undefined;
+}
+
+const tooMuch = (root: string) =>
+  `${root} holds more files than the guard can check for secrets before a recursive read; name the folders to search`;
