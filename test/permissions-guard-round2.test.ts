@@ -267,6 +267,20 @@ const REFUSED: Array<[string, string]> = [
   ['diff -r sub docs', '.Env'],
   ['grep -r x s*', '.Env'],
   ['grep -R x docs', 'would read'],
+  ['find . | xargs cat', 'would read'],
+  ['find . -type f -print0 | xargs -0 head -n 50', 'would read'],
+  ['ls -a | xargs cat', 'would read'],
+  ['ls -A sub | xargs -I{} cat sub/{}', '.Env'],
+  ['fd -H | xargs cat', 'would read'],
+  ['rg --files --hidden | xargs grep x', 'would read'],
+  ['find . -type f -exec cat {} +', 'would read'],
+  ['find sub -exec head {} \\;', '.Env'],
+  // an unknown value may be empty
+  ['cat .e$@nv', 'env file'],
+  ['cat .e${x}nv', 'env file'],
+  ['cat .e$(true)nv', 'env file'],
+  ['cat ".e$1nv"', 'env file'],
+  ['cat keys/ID_$x"RSA"', 'SSH private key'],
 ];
 
 describe('round 2: the guard refuses', () => {
@@ -345,6 +359,9 @@ const ALLOWED: string[] = [
   'grep -r x docs',
   'diff -r src docs',
   'grep TOKEN notes.txt',
+  'find src -type f | xargs cat',
+  'find . -type f | xargs wc -l',
+  'find . -name "*.ts"',
   'grep -r credentials docs/',
   "grep -e '.env' -r src",
   'grep -l x src/*.ts',
@@ -385,6 +402,7 @@ const NOT_REFUSED: string[] = [
   'cp notes.txt build/',
   'echo x > build/out.txt',
   'git checkout credentials',
+  'cat src/$x.ts',
   'mv docs/guide.md docs/old.md',
 ];
 

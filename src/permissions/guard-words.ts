@@ -95,8 +95,26 @@ export function variants(word: string, vars: Vars): string[] {
       const token = VAR_OPEN + name + VAR_CLOSE;
       out = out.flatMap((w) => values.map((v) => w.split(token).join(v))).slice(0, MAX_VARIANTS);
     }
+    // An unknown value may well be empty (an unset name, `$@`, `$(true)`): `.e${x}nv` is `.env`.
+    out.push(...out.map(emptied).filter((w): w is string => w !== undefined));
   }
   return out.flatMap((w) => (w.includes(BRACE_MARK) ? expandBraces(unmark(w)) : [unmark(w)]));
+}
+
+/** Never empty: numbers. */
+const NUMERIC = new Set(['!arith', '!len', '!count', '!status', '!pid']);
+const SENTINELS = new RegExp(`${VAR_OPEN}([^${VAR_CLOSE}]*)${VAR_CLOSE}`, 'g');
+
+/** The word with its unknown values empty, when one sits inside it (a leading one is judged as is). */
+function emptied(word: string): string | undefined {
+  if (word.indexOf(VAR_OPEN) <= 0 && word.indexOf(VAR_OPEN, 1) < 0) return undefined;
+  let changed = false;
+  const out = word.replace(SENTINELS, (token: string, name: string, at: number) => {
+    if (at === 0 || NUMERIC.has(name)) return token;
+    changed = true;
+    return '';
+  });
+  return changed ? out : undefined;
 }
 
 /**

@@ -10,7 +10,7 @@ import { hasGlob } from './glob-match.ts';
 import { assign, type GuardContext, guardWord, refuseLinked, variants } from './guard-words.ts';
 import { type Dialect, refusePath } from './path-rules.ts';
 import { textWords } from './pattern-args.ts';
-import { recursiveRead, refuseRecursive } from './recursive-reads.ts';
+import { listedRead, recursiveRead, refuseRecursive } from './recursive-reads.ts';
 import { commandView, isAssignment, type ParsedCommand, type Segment, unmark } from './shell-parse.ts';
 
 const DUPLICATE = /^(?:\d+|-)$/;
@@ -87,14 +87,20 @@ export function guardCommand(
     disk: options.disk === false ? () => undefined : once(() => diskView(workspace)),
   };
   for (const [index, segment] of parsed.segments.entries()) {
-    const refused = guardSegment(segment, writes[index] === true, ctx);
+    const before = segment.piped ? parsed.segments[index - 1] : undefined;
+    const refused = guardSegment(segment, writes[index] === true, ctx, before);
     if (refused) return refused;
   }
   return undefined;
 }
 
 /** One segment's words and redirections; `ctx.vars` carries assignments on to later segments. */
-function guardSegment(segment: Segment, write: boolean, ctx: GuardContext): string | undefined {
+function guardSegment(
+  segment: Segment,
+  write: boolean,
+  ctx: GuardContext,
+  before?: Segment,
+): string | undefined {
   const { vars } = ctx;
   const view = commandView(segment);
   for (const assignment of view.assignments) {
@@ -123,7 +129,7 @@ function guardSegment(segment: Segment, write: boolean, ctx: GuardContext): stri
     const refused = guardWord(word, ctx, forced, write && k >= runs, k < Math.max(runs, 1));
     if (refused) return refused;
   }
-  const walked = recursiveReads(view.argv, ctx);
+  const walked = recursiveReads(view.argv, ctx, before);
   if (walked) return walked;
   if (moving) {
     const refused = moved(program, args, ctx);
@@ -148,11 +154,15 @@ function guardSegment(segment: Segment, write: boolean, ctx: GuardContext): stri
 }
 
 /** `grep -r x .` and its kind read every file under their folders: what is there is judged. */
-function recursiveReads(argv: string[], ctx: GuardContext): string | undefined {
+function recursiveReads(argv: string[], ctx: GuardContext, before?: Segment): string | undefined {
   const at = programWords(argv) - 1;
   const program = basename(unmark(argv[at] ?? ''));
   const args = argv.slice(at + 1).map(unmark);
-  const read = recursiveRead(program, args, textWords(program, args));
+  // `find . | xargs cat`: the files read are the ones the command before lists.
+  const fed = before && argv.slice(0, at).some((w) => unmark(w) === 'xargs');
+  const read = fed
+    ? listedRead(program, commandView(before).argv.map(unmark))
+    : recursiveRead(program, args, textWords(program, args));
   const disk = read ? ctx.disk() : undefined;
   if (!read || !disk) return undefined;
   for (const root of read.roots) {

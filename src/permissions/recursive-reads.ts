@@ -57,11 +57,63 @@ export function recursiveRead(
     kind = program === 'pt' ? 'ag' : program;
     hidden = program === 'ack' || short(/^[A-Za-z]*u/) || long(/^--(?:hidden|unrestricted|all-types)$/);
     follow = long(/^--follow$/) || (program !== 'ack' && short(/^[A-Za-z]*f/));
+  } else if (program === 'find') {
+    // `find . -exec cat {} +` reads every file it finds.
+    const exec = args.findIndex((a) => /^-(?:exec|execdir|ok|okdir)$/.test(a));
+    return exec < 0 ? undefined : listedRead(args[exec + 1] ?? '', ['find', ...args]);
   } else if (program === 'diff') {
     if (!short(/^[A-Za-z]*r/) && !long(/^--recursive$/)) return undefined;
     kind = 'diff';
   } else return undefined;
   return { roots: operands(args, text, VALUED[kind] ?? ''), hidden, follow };
+}
+
+/** Programs that, given file names, read no content worth keeping secret. */
+const METADATA = new Set([
+  'wc',
+  'ls',
+  'stat',
+  'du',
+  'file',
+  'echo',
+  'printf',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'test',
+  '[',
+  'true',
+  'md5sum',
+  'sha1sum',
+  'sha256sum',
+  'sha512sum',
+  'cksum',
+]);
+
+/**
+ * `LISTER … | xargs reader`: what the reader opens is what the lister lists (find, ls, rg --files,
+ * fd); undefined for a reader that opens no content or a list the guard cannot follow.
+ */
+export function listedRead(reader: string, lister: string[]): RecursiveRead | undefined {
+  if (METADATA.has(reader)) return undefined;
+  const [name, ...args] = lister;
+  const flags = args.filter((a) => a.startsWith('-'));
+  if (name === 'find') {
+    const end = args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!');
+    const roots = (end < 0 ? args : args.slice(0, end)).filter((a) => !['-H', '-L', '-P'].includes(a));
+    return {
+      roots: roots.length > 0 ? roots : ['.'],
+      hidden: true,
+      follow: flags.some((f) => f === '-L' || f === '-follow'),
+    };
+  }
+  if (name === 'ls' || name === 'fd' || name === 'fdfind' || (name === 'rg' && flags.includes('--files'))) {
+    const hidden = flags.some((f) => (name === 'ls' ? /^-[A-Za-z]*[aA]/ : /^-[A-Za-z]*H|^--hidden$/).test(f));
+    const roots = name === 'rg' ? [] : args.filter((a) => !a.startsWith('-'));
+    return { roots: roots.length > 0 && name !== 'fd' ? roots : ['.'], hidden, follow: false };
+  }
+  return undefined;
 }
 
 function operands(args: string[], text: ReadonlySet<number>, valued: string): string[] {
