@@ -36,12 +36,10 @@ export type GlobPart =
 
 /** True if the text has a character the shell would glob on: `*`, `?`, or a closed `[…]`. */
 export function hasGlob(text: string): boolean {
-  const at = text.search(GLOB_CHAR);
-  if (at < 0) return false;
-  if (text[at] !== '[' || text.includes('*') || text.includes('?')) return true;
-  return text.indexOf(']', at + 2) > at;
+  if (text.includes('*') || text.includes('?')) return true;
+  const open = text.indexOf('[');
+  return open >= 0 && text.indexOf(']', open + 2) > open;
 }
-const GLOB_CHAR = /[*?[]/;
 
 /**
  * The segment as parts; a `[` with no closing `]` is a literal character, as in bash. `loose`
@@ -163,9 +161,14 @@ export function partsMatch(parts: GlobPart[], name: string, caseless = false): b
  * A test for many names against one segment, as filename expansion matches (a leading dot only
  * by a literal dot): the literal head and tail are checked first, which rules most names out.
  */
-export function nameMatcher(parts: GlobPart[], caseless = false): (name: string) => boolean {
+export function nameMatcher(
+  parts: GlobPart[],
+  caseless = false,
+  lowerNames = false,
+): (name: string) => boolean {
   const dotted = startsWithDot(parts);
   const fold = (text: string) => (caseless ? text.toLowerCase() : text);
+  const foldName = lowerNames ? (text: string) => text : fold;
   let head = '';
   for (const part of parts) {
     if (part.kind !== 'char') break;
@@ -181,7 +184,7 @@ export function nameMatcher(parts: GlobPart[], caseless = false): (name: string)
   tail = fold(tail);
   return (name) => {
     if (name.startsWith('.') && !dotted) return false;
-    const folded = fold(name);
+    const folded = foldName(name);
     if (!folded.startsWith(head) || !folded.endsWith(tail)) return false;
     return partsMatch(parts, name, caseless);
   };

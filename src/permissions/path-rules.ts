@@ -107,7 +107,7 @@ export function refusePath(path: string, opts: PathOptions): string | undefined 
   if (p.startsWith('~')) return `${show(path)} is in a home folder (~)`;
   const parts = p.split('/');
   // Compared without case: on a case-insensitive filesystem `.GIT/config` is `.git/config`.
-  const lower = opts.forWrite || /\.git/i.test(p) ? p.toLowerCase().split('/') : parts;
+  const lower = opts.forWrite || p.includes('.g') || p.includes('.G') ? p.toLowerCase().split('/') : parts;
   const glob = hasGlob(p);
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i] as string;
@@ -164,12 +164,15 @@ function globRefusal(part: string, last: boolean, opts: PathOptions): string | u
 }
 
 function secretAim(part: string, parts: GlobPart[], opts: PathOptions): string | undefined {
-  const matches = nameMatcher(parts, true);
+  const dotted = startsWithDot(parts);
+  const generic = isGeneric(parts);
+  if (generic && (opts.expanded === true || !dotted)) return undefined;
+  // The samples are lower case: matched without case, the pattern is folded, not each name.
+  const matches = nameMatcher(parts, true, true);
   const name = SECRET_SAMPLES.find(matches);
   if (!name) return undefined;
-  const dotted = startsWithDot(parts);
   // `*.json` lists JSON files (package.json among them); `*.pem` and `id_*` aim at keys.
-  const listing = isGeneric(parts) || (!dotted && ORDINARY_NAMES.some(matches));
+  const listing = generic || (!dotted && ORDINARY_NAMES.some(nameMatcher(parts, true)));
   if (listing && (opts.expanded === true || !dotted)) return undefined;
   return `the pattern ${part} could match ${name}`;
 }

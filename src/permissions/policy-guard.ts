@@ -10,7 +10,7 @@ import { hasGlob } from './glob-match.ts';
 import { assign, type GuardContext, guardWord, refuseLinked, variants } from './guard-words.ts';
 import { type Dialect, refusePath } from './path-rules.ts';
 import { textWords } from './pattern-args.ts';
-import { listedRead, recursiveRead, refuseRecursive } from './recursive-reads.ts';
+import { listedRead, READS_ALL, recursiveRead, refuseRecursive } from './recursive-reads.ts';
 import { commandView, isAssignment, type ParsedCommand, type Segment, unmark } from './shell-parse.ts';
 
 const DUPLICATE = /^(?:\d+|-)$/;
@@ -153,8 +153,12 @@ function guardSegment(
   return undefined;
 }
 
+const mayReadAll = (w: string) =>
+  READS_ALL.has(w) || (w.includes('/') && READS_ALL.has(w.slice(w.lastIndexOf('/') + 1)));
+
 /** `grep -r x .` and its kind read every file under their folders: what is there is judged. */
 function recursiveReads(argv: string[], ctx: GuardContext, before?: Segment): string | undefined {
+  if (!argv.some(mayReadAll)) return undefined;
   const at = programWords(argv) - 1;
   const program = basename(unmark(argv[at] ?? ''));
   const args = argv.slice(at + 1).map(unmark);

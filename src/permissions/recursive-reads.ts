@@ -19,6 +19,17 @@ export interface RecursiveRead {
 }
 
 const GREPS = new Set(['grep', 'egrep', 'fgrep', 'zgrep', 'rgrep']);
+/** Every program judged here, and xargs (which feeds one a list): other commands skip it all. */
+export const READS_ALL: ReadonlySet<string> = new Set([
+  ...GREPS,
+  'rg',
+  'ag',
+  'ack',
+  'pt',
+  'diff',
+  'find',
+  'xargs',
+]);
 /** Short options whose value is the next word, per program (so the value is not taken for a folder). */
 const VALUED: Record<string, string> = {
   grep: 'efmABCdDX',

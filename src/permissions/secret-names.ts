@@ -71,9 +71,8 @@ export function secretName(name: string): string | undefined {
 
 /** `.config/gcloud`, `.docker/config.json`: secret by where they are, not by their own name. */
 export function secretPlace(parent: string, name: string): string | undefined {
-  const p = parent.toLowerCase();
-  const n = name.toLowerCase();
-  if (p === '.config' && CONFIG_CREDENTIALS.has(n)) return `.config/${name} holds credentials`;
+  if (parent.length !== 7 || parent.toLowerCase() !== '.config') return undefined;
+  if (CONFIG_CREDENTIALS.has(name.toLowerCase())) return `.config/${name} holds credentials`;
   return undefined;
 }
 

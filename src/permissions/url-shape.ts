@@ -50,7 +50,11 @@ const SHAPE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)(.*)$/s;
 const AUTHORITY =
   /^(?:[^@/\s]*@)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9._~%-]*[A-Za-z0-9])?)(?::\d*)?$/;
 
+/** The common case in one test: http(s) or ws(s) to a real host. */
+const WEB_URL = new RegExp(`^(?:https?|wss?)://${AUTHORITY.source.slice(1, -1)}(?:[/?#]|$)`, 'i');
+
 const decode = (text: string) => {
+  if (!text.includes('%')) return text;
   try {
     return decodeURIComponent(text);
   } catch {
@@ -60,17 +64,17 @@ const decode = (text: string) => {
 
 /** The URL a word is, or undefined if it is not one (then it is judged as a path). */
 export function urlOf(word: string): UrlShape | undefined {
+  if (WEB_URL.test(word)) return { kind: 'web' };
   const m = SHAPE.exec(word);
   if (!m) return undefined;
   const scheme = (m[1] as string).toLowerCase();
   const authority = m[2] as string;
+  const web = WEB.has(scheme);
+  if (!web && scheme !== 'file' && !REMOTE.has(scheme)) return undefined;
+  if (scheme !== 'file' && !AUTHORITY.test(authority)) return undefined;
+  if (web) return { kind: 'web' };
   const rest = decode((m[3] as string).replace(/[?#].*$/s, ''));
-  if (scheme === 'file') {
-    const local = authority === '' || authority.toLowerCase() === 'localhost';
-    return { kind: 'file', path: local ? rest || '/' : `/${decode(authority)}${rest}` };
-  }
-  if (!AUTHORITY.test(authority)) return undefined;
-  if (WEB.has(scheme)) return { kind: 'web' };
-  if (REMOTE.has(scheme)) return { kind: 'remote', path: rest };
-  return undefined;
+  if (scheme !== 'file') return { kind: 'remote', path: rest };
+  const local = authority === '' || authority.toLowerCase() === 'localhost';
+  return { kind: 'file', path: local ? rest || '/' : `/${decode(authority)}${rest}` };
 }
