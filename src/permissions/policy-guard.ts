@@ -158,7 +158,9 @@ const mayReadAll = (w: string) =>
 
 /** `grep -r x .` and its kind read every file under their folders: what is there is judged. */
 function recursiveReads(argv: string[], ctx: GuardContext, before?: Segment): string | undefined {
-  if (!argv.some(mayReadAll)) return undefined;
+  // Without a workspace on disk there is nothing to walk: decided before reading the options.
+  const disk = argv.some(mayReadAll) ? ctx.disk() : undefined;
+  if (!disk) return undefined;
   const at = programWords(argv) - 1;
   const program = basename(unmark(argv[at] ?? ''));
   const args = argv.slice(at + 1).map(unmark);
@@ -167,8 +169,7 @@ function recursiveReads(argv: string[], ctx: GuardContext, before?: Segment): st
   const read = fed
     ? listedRead(program, commandView(before).argv.map(unmark))
     : recursiveRead(program, args, textWords(program, args));
-  const disk = read ? ctx.disk() : undefined;
-  if (!read || !disk) return undefined;
+  if (!read) return undefined;
   for (const root of read.roots) {
     if (root.includes('\u0001')) continue;
     const matches = hasGlob(root) ? globMatches(disk, root) : [root];
