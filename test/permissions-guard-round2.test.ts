@@ -275,6 +275,12 @@ const REFUSED: Array<[string, string]> = [
   ['rg --files --hidden | xargs grep x', 'would read'],
   ['find . -type f -exec cat {} +', 'would read'],
   ['find sub -exec head {} \\;', '.Env'],
+  // text arguments that the shell expands into names first
+  ['echo /home/*/.ssh/*', 'credential folder'],
+  ['echo /home/*', 'home folder'],
+  ['echo .?/.?/etc/*', 'could match ..'],
+  ['printf "%s\\n" /etc/*', 'system directory /etc'],
+  ['grep x .?/.?/etc/passwd', 'could match ..'],
   // an unknown value may be empty
   ['cat .e$@nv', 'env file'],
   ['cat .e${x}nv', 'env file'],

@@ -11,6 +11,7 @@ import { assign, type GuardContext, guardWord, refuseLinked, variants } from './
 import { type Dialect, refusePath } from './path-rules.ts';
 import { textWords } from './pattern-args.ts';
 import { listedRead, READS_ALL, recursiveRead, refuseRecursive } from './recursive-reads.ts';
+import { GLOB_MARK } from './shell-marks.ts';
 import { commandView, isAssignment, type ParsedCommand, type Segment, unmark } from './shell-parse.ts';
 
 const DUPLICATE = /^(?:\d+|-)$/;
@@ -123,8 +124,9 @@ function guardSegment(
   const runs = write ? programWords(view.argv) : 0;
   const moving = program === 'cd' || program === 'pushd';
   for (let k = 0; k < view.argv.length; k++) {
-    if (text.has(k - 1)) continue;
     const word = view.argv[k] as string;
+    // Text, unless the shell expands it into names first (`echo /home/*/.ssh/*` lists them).
+    if (text.has(k - 1) && !word.includes(GLOB_MARK)) continue;
     const forced = moving && k > 0 && !word.startsWith('-');
     const refused = guardWord(word, ctx, forced, write && k >= runs, k < Math.max(runs, 1));
     if (refused) return refused;
