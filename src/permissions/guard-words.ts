@@ -42,21 +42,20 @@ export function guardWord(
   program = false,
 ): string | undefined {
   // A glob names files whatever its shape: `id_*` and `.[[:alpha:]]nv` are judged by what they match.
-  const whole = forced || word.includes(GLOB_MARK) || hasGlob(word);
-  if (!whole && !mightBePath(word)) {
+  const plain = unmark(word);
+  const whole = forced || word.includes(GLOB_MARK) || hasGlob(plain);
+  if (!whole && !mightBePath(word, plain)) {
     // A plain word can still be a link planted in the workspace (`notes` → /etc/shadow).
     // A plain word that names a file in the workspace is judged as that file (`cat token`).
     // A program found by name is not opened from the workspace.
     if (program || word.startsWith('-') || word.includes(VAR_OPEN)) return undefined;
     const disk = ctx.disk();
     if (!disk) return undefined;
-    const name = unmark(word);
-    const found = lookUpPath(disk, name);
+    const found = lookUpPath(disk, plain);
     if (!found.there) return undefined;
-    return refusePath(name, pathOptions(ctx, write)) ?? judgeTargets(name, found.targets, disk, write);
+    return refusePath(plain, pathOptions(ctx, write)) ?? judgeTargets(plain, found.targets, disk, write);
   }
-  if (!word.includes(VAR_OPEN) && !word.includes(BRACE_MARK))
-    return judgeVariant(unmark(word), ctx, whole, write);
+  if (!word.includes(VAR_OPEN) && !word.includes(BRACE_MARK)) return judgeVariant(plain, ctx, whole, write);
   for (const variant of variants(word, ctx.vars)) {
     const refused = judgeVariant(variant, ctx, whole, write);
     if (refused) return refused;
@@ -79,10 +78,10 @@ function judgeVariant(
   return undefined;
 }
 
-const mightBePath = (word: string) =>
+const mightBePath = (word: string, plain: string) =>
   /[/~.=@]/.test(word) ||
   word.includes(VAR_OPEN) ||
-  (word[0] === '-' ? hasKeyFileName(word) : isKeyFileName(unmark(word)));
+  (word[0] === '-' ? hasKeyFileName(word) : isKeyFileName(plain));
 
 /** The candidate values of a word: known variables substituted, braces expanded. */
 export function variants(word: string, vars: Vars): string[] {
