@@ -31,13 +31,15 @@ const PATTERN_FIRST: Record<string, PatternSpec> = {
 /** Commands whose arguments are text, never paths they open. */
 const TEXT_ARGS = new Set(['echo', 'printf', 'tr', 'seq', 'sleep', 'true', 'false', ':', 'expr', 'basename']);
 const NONE: ReadonlySet<number> = new Set();
+/** Every index: all of echo's arguments are text (answered without building a set). */
+const EVERY: Pick<ReadonlySet<number>, 'has'> = { has: () => true };
 
 /**
  * Indexes of arguments that are text, not paths: everything for echo-like commands; for grep,
  * rg, sed, awk and jq their pattern or program (the first operand, or the values of -e).
  */
-export function textWords(program: string, args: string[]): ReadonlySet<number> {
-  if (TEXT_ARGS.has(program)) return new Set(args.keys());
+export function textWords(program: string, args: string[]): Pick<ReadonlySet<number>, 'has'> {
+  if (TEXT_ARGS.has(program)) return EVERY;
   const spec = Object.hasOwn(PATTERN_FIRST, program) ? PATTERN_FIRST[program] : undefined;
   if (!spec) return NONE;
   const out = new Set<number>();

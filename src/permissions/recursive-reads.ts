@@ -43,7 +43,7 @@ const VALUED: Record<string, string> = {
 export function recursiveRead(
   program: string,
   args: string[],
-  text: ReadonlySet<number>,
+  text: Pick<ReadonlySet<number>, 'has'>,
 ): RecursiveRead | undefined {
   const flags = args.filter((a) => a.startsWith('-') && a !== '-');
   const short = (letters: RegExp) => flags.some((f) => !f.startsWith('--') && letters.test(f.slice(1)));
@@ -127,7 +127,7 @@ export function listedRead(reader: string, lister: string[]): RecursiveRead | un
   return undefined;
 }
 
-function operands(args: string[], text: ReadonlySet<number>, valued: string): string[] {
+function operands(args: string[], text: Pick<ReadonlySet<number>, 'has'>, valued: string): string[] {
   const out: string[] = [];
   let dashes = false;
   for (let k = 0; k < args.length; k++) {
