@@ -275,6 +275,12 @@ const REFUSED: Array<[string, string]> = [
   ['rg --files --hidden | xargs grep x', 'would read'],
   ['find . -type f -exec cat {} +', 'would read'],
   ['find sub -exec head {} \\;', '.Env'],
+  ['tar -cf - .', 'would read'],
+  ['tar czf out.tgz .', 'would read'],
+  ['tar -czf out.tgz sub', '.Env'],
+  ['zip -r - .', 'would read'],
+  ['zip -qr out.zip keys', 'ID_RSA'],
+  ['zip -r out.zip docs', 'would read'],
   // text arguments that the shell expands into names first
   ['echo /home/*/.ssh/*', 'credential folder'],
   ['echo /home/*', 'home folder'],
@@ -408,6 +414,9 @@ const NOT_REFUSED: string[] = [
   'cp notes.txt build/',
   'echo x > build/out.txt',
   'git checkout credentials',
+  'tar -czf out.tgz src',
+  'zip -r out.zip src',
+  'tar -tf x.tar',
   'cat src/$x.ts',
   'mv docs/guide.md docs/old.md',
 ];

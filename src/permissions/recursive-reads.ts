@@ -29,6 +29,9 @@ export const READS_ALL: ReadonlySet<string> = new Set([
   'diff',
   'find',
   'xargs',
+  'tar',
+  'bsdtar',
+  'zip',
 ]);
 /** Short options whose value is the next word, per program (so the value is not taken for a folder). */
 const VALUED: Record<string, string> = {
@@ -68,6 +71,16 @@ export function recursiveRead(
     kind = program === 'pt' ? 'ag' : program;
     hidden = program === 'ack' || short(/^[A-Za-z]*u/) || long(/^--(?:hidden|unrestricted|all-types)$/);
     follow = long(/^--follow$/) || (program !== 'ack' && short(/^[A-Za-z]*f/));
+  } else if (program === 'tar' || program === 'bsdtar') {
+    return archived(args);
+  } else if (program === 'zip') {
+    if (!short(/^[A-Za-z]*r/) && !long(/^--recurse-paths$/)) return undefined;
+    const files = args.filter((a) => !a.startsWith('-'));
+    return {
+      roots: files.slice(1).length > 0 ? files.slice(1) : ['.'],
+      hidden: true,
+      follow: !short(/^[A-Za-z]*y/),
+    };
   } else if (program === 'find') {
     // `find . -exec cat {} +` reads every file it finds.
     const exec = args.findIndex((a) => /^-(?:exec|execdir|ok|okdir)$/.test(a));
@@ -77,6 +90,24 @@ export function recursiveRead(
     kind = 'diff';
   } else return undefined;
   return { roots: operands(args, text, VALUED[kind] ?? ''), hidden, follow };
+}
+
+/** `tar c…`: every file under its operands goes into the archive (the archive name is not one). */
+function archived(args: string[]): RecursiveRead | undefined {
+  const first = args[0] ?? '';
+  const oldStyle = first !== '' && !first.startsWith('-') && /^[A-Za-z]+$/.test(first);
+  const clusters = oldStyle ? [first] : args.filter((a) => /^-[A-Za-z]+$/.test(a));
+  const create = clusters.some((c) => c.includes('c')) || args.includes('--create');
+  if (!create) return undefined;
+  const roots: string[] = [];
+  let skipNext = oldStyle && first.includes('f');
+  for (const a of oldStyle ? args.slice(1) : args) {
+    if (skipNext) skipNext = false;
+    else if (/^-[A-Za-z]+$/.test(a)) skipNext = a.endsWith('f') || a === '-C';
+    else if (!a.startsWith('-')) roots.push(a);
+  }
+  const follow = clusters.some((c) => c.includes('h')) || args.includes('--dereference');
+  return { roots: roots.length > 0 ? roots : ['.'], hidden: true, follow };
 }
 
 /** Programs that, given file names, read no content worth keeping secret. */
