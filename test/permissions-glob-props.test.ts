@@ -123,9 +123,19 @@ function dashReachesDots(dir: string, segments: string[]): boolean[] {
     .map((block) => block.split('\n').some((line) => line === '.' || line === '..'));
 }
 
+/** dash is the oracle for "could match `..`"; where it is not installed the property cannot run. */
+const hasDash = (() => {
+  try {
+    execFileSync('dash', ['-c', 'true']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 describe('no pattern that could match . or .. is let through', () => {
   const dotted = segment.map((s) => `.${s}`);
-  it('for any pattern dash expands to . or .., in any position and any dialect', () => {
+  it.skipIf(!hasDash)('for any pattern dash expands to . or .., in any position and any dialect', () => {
     const empty = join(root, 'empty');
     mkdirSync(empty, { recursive: true });
     let reached = 0;
