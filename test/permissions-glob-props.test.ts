@@ -147,7 +147,9 @@ describe('no pattern that could match . or .. is let through', () => {
           if (!dots[i] || !/[*?[]/.test(s)) continue;
           reached++;
           expect(judgeShell(`cat ${s}/etc/passwd`, empty).verdict, s).toBe('deny');
-          expect(judgeShell(`ls ${s}`, empty).verdict, s).toBe('deny');
+          // As a last word, only the strict dialect refuses it: the chain runs bash 5.2, whose
+          // globskipdots keeps `.` and `..` out of every expansion.
+          expect(guardCommand(parseCommand(`ls ${s}`), empty, []), s).toBeDefined();
           expect(guardCommand(parseCommand(`cat ${s}/x`), empty, [], { dialect: 'bash' }), s).toBeDefined();
         }
       }),

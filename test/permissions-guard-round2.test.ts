@@ -68,7 +68,8 @@ const REFUSED: Array<[string, string]> = [
   ['cat .?/.?/.?/.?/etc/passwd', 'could match ..'],
   ['grep -r x .?/.?/proc/[0-9]*/environ', 'could match ..'],
   ['cat .?/x', 'could match ..'],
-  ['ls .*', 'could match ..'],
+  // Under bash's globskipdots a last-word `.*` cannot reach `..`; it is refused for what it matches.
+  ['ls .*', ''],
   ['cat .*/x', 'could match ..'],
   ['cat .[.]/etc/passwd', 'could match ..'],
   ['cat .[!a]/x', 'could match ..'],
@@ -78,10 +79,12 @@ const REFUSED: Array<[string, string]> = [
   ['cat .*./x', 'could match ..'],
   ['cat .?*/x', 'could match ..'],
   ['cat src/.?/.?/x', 'could match ..'],
-  ['ls docs/.*', 'could match ..'],
-  ['du -sh .*', 'could match ..'],
-  ['grep -r TOKEN .*', 'could match ..'],
-  ['x=.?; cat $x/$x/etc/passwd', 'could match ..'],
+  // Under bash's globskipdots a last-word `.*` cannot reach `..`; it is refused for what it matches.
+  ['du -sh .*', ''],
+  // Under bash's globskipdots a last-word `.*` cannot reach `..`; it is refused for what it matches.
+  ['grep -r TOKEN .*', ''],
+  // Under bash's globskipdots a last-word `.*` cannot reach `..`; it is refused for what it matches.
+  ['x=.?; cat $x/$x/etc/passwd', ''],
   ['cat .{?,x}/etc/passwd', 'could match ..'],
   ['cat "$PWD"/.?/x', 'could match ..'],
   ['cat < .?/.?/etc/hostname', 'could match ..'],
@@ -405,6 +408,8 @@ const ALLOWED: string[] = [
 
 /** Not refused by the guard (they ask for their own reasons: the network, an unseen value). */
 const NOT_REFUSED: string[] = [
+  // bash's globskipdots: a last-word `.*` over a folder that holds no secret only lists it.
+  'ls docs/.*',
   'curl -s https://api.example.com/v1/status',
   'curl -s https://example.com/.env',
   'curl -s http://localhost:8080/x',

@@ -31,7 +31,9 @@ export function analyzeShell(command: string, workspace: string, depth = 0): She
   const classification = withDialectHazards(classify(parsed), command);
   const writes = classification.segments.map((s) => s.score > 0);
   const refused =
-    guardCommand(parsed, workspace, writes) ?? guardExtras(classification.segments, workspace, depth);
+    // The shell tool runs bash 5.2 with SHELL_DIALECT's glob options, on the host and in containers.
+    guardCommand(parsed, workspace, writes, { dialect: 'bash' }) ??
+    guardExtras(classification.segments, workspace, depth);
   return refused ? { refused, classification } : { classification };
 }
 
