@@ -1,6 +1,8 @@
 // Layer 3, the danger classifier for `shell`: every segment scored, the worst wins.
 // 0 read-only (runs without asking) · 1–2 asks unless a grant covers it · 3 always asks.
+import { expandedName, GLOB_SAFE, globAsOption, writesGitControl } from './argument-risks.ts';
 import { assignmentScore } from './assignments.ts';
+import { isGitControlPath } from './git-safety.ts';
 import { isQuietTarget, type Judgement, judged, type RuleContext, type Score, worse } from './judgement.ts';
 import { ruleFor, unknownRule } from './rules-programs.ts';
 import { ANSI_MARK, BRACE_MARK, GLOB_MARK, type HereDoc } from './shell-marks.ts';
@@ -11,6 +13,7 @@ import {
   hasExpansion,
   isAssignment,
   type ParsedCommand,
+  parseInner,
   type Segment,
   unmark,
 } from './shell-parse.ts';
@@ -60,12 +63,24 @@ const VARIABLES_OK = new Set([
 ]);
 const nameOf = (assignment: string) => assignment.slice(0, assignment.search(/\+?=|\[/));
 
+/** The scan's phrases for a substitution whose text is handed over whole (in `scan.inner`). */
+const SUBSTITUTIONS = new Set(['command substitution $(…)', 'command substitution `…`']);
+/** The name substitution output has among a word's expansions. */
+const SUBSTITUTED = '!cmd';
+
 export function classify(parsed: ParsedCommand): Classification {
   const local = localNames(parsed);
+  const { opaque } = parsed.scan;
+  // A substitution is seen through when it is the only opaque thing and every substitution's
+  // text is itself read-only (score 0); its output then counts as an unknown value, unless every
+  // substitution prints only something path-safe ($(date +%F), $(pwd)).
+  const visible =
+    opaque.length > 0 && opaque.every((o) => SUBSTITUTIONS.has(o)) ? innerSegments(parsed) : undefined;
+  if (visible && visible.every(pathSafeOutput)) local.add(SUBSTITUTED);
   const segments = parsed.segments.map((s) => classifySegment(s, local));
   let top = segments.reduce<Judgement>((a, b) => worse(a, b), segments[0] ?? judged(0, 'nothing runs'));
-  const { opaque } = parsed.scan;
-  if (opaque.length > 0) {
+  const readOnlyInside = visible?.every((s) => classifySegment(s, local).score === 0) ?? false;
+  if (opaque.length > 0 && !readOnlyInside) {
     top = judged(3, `opaque command (${opaque.join(', ')}): the classifier cannot see what runs`);
   } else if (top.score === 0) {
     const programs = [...new Set(segments.map((s) => s.program).filter((p): p is string => Boolean(p)))];
@@ -74,6 +89,40 @@ export function classify(parsed: ParsedCommand): Classification {
     }
   }
   return { score: top.score, reason: top.reason, segments };
+}
+
+/** Every segment of every substitution, or undefined if one cannot be read. */
+function innerSegments(parsed: ParsedCommand): Segment[] | undefined {
+  const out: Segment[] = [];
+  for (const text of parsed.scan.inner) {
+    const segments = parseInner(text, parsed.scan);
+    if (!segments || segments.length === 0) return undefined;
+    out.push(...segments);
+  }
+  return out;
+}
+
+/** Commands whose output cannot name a file elsewhere or become an option. */
+function pathSafeOutput(segment: Segment): boolean {
+  const view = commandView(segment);
+  if (segment.redirects.length > 0 || view.assignments.length > 0 || segment.piped) return false;
+  const [program, ...args] = view.argv;
+  if (args.some(hasExpansion)) return false;
+  switch (program) {
+    case 'pwd':
+    case 'whoami':
+    case 'nproc':
+      return args.length === 0;
+    case 'date':
+      // Only conversion specifiers and separators: `date +/etc/passwd` prints a path.
+      return args.every((a) => /^(?:-u|--utc|\+(?:%[-_0^#]?[A-Za-z]|[-_:.,T ])+)$/.test(a));
+    case 'id':
+      return args.every((a) => /^-[ugGnr]+$/.test(a));
+    case 'uname':
+      return args.every((a) => /^-[asnrvmpio]+$/.test(a));
+    default:
+      return false;
+  }
 }
 
 /** Variables the command itself assigns (their values pass the guard where they are set). */
@@ -106,6 +155,10 @@ function classifySegment(segment: Segment, local: Set<string>): Judgement {
     command = judgeArgv(view.argv, { piped: segment.piped, heredoc, local }, 0);
     result = view.assignments.length > 0 ? worse(command, result) : command;
   }
+  if (command && command.score > 0 && command.score < 3 && command.program) {
+    const control = writesGitControl(command.program, command.subcommand, view.argv.slice(1));
+    if (control) result = worse(result, control);
+  }
   for (const r of segment.redirects) result = worse(result, redirectJudgement(r.op, r.target));
   // Only the program's own judgement can be granted: a score raised by a redirect or an assignment
   // (`echo x >> f`, `FOO=1 ls`) names no program, so no grant covers it.
@@ -120,6 +173,7 @@ function redirectJudgement(op: string, rawTarget: string): Judgement {
     return judged(0, op.startsWith('<') ? 'reads input' : 'discards output');
   }
   const shown = display(rawTarget);
+  if (isGitControlPath(target)) return judged(3, `writes ${shown}, which configures what git runs (${op})`);
   switch (op) {
     case '>':
     case '>|':
@@ -168,13 +222,17 @@ function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
     if (!program) return judged(3, `runs ${display(name)}, a script or program the classifier cannot see`);
     name = program;
   }
-  const args = argv.slice(1).map(unmark);
+  const raw = argv.slice(1);
+  const args = raw.map(unmark);
   if (NAME_TAKERS.has(name) && args.some((a) => a.includes('[') && /[$`]/.test(a))) {
     return judged(3, `opaque command (${name} is given a subscript that can run commands)`);
   }
+  const named = expandedName(name, raw);
+  if (named) return { ...named, program: name, subcommand: null };
   const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
   if (wrapper) {
-    const unwrapped = wrapper(args);
+    // Raw words, so the wrapped command keeps its marks (a glob, a substitution) when judged.
+    const unwrapped = wrapper(raw);
     if ('score' in unwrapped) {
       unwrapped.program ??= name;
       unwrapped.subcommand ??= null;
@@ -196,6 +254,20 @@ function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
   const result = rule ? rule(args, ruleContext) : unknownRule(args, ruleContext);
   result.program ??= name;
   result.subcommand ??= null;
+  if (!rule) {
+    // Nothing models this program: only its exact words may ever be granted.
+    result.known = false;
+    result.grantKey = JSON.stringify([name, ...args]);
+  }
+  const glob = result.score < 3 ? globAsOption(name, raw) : undefined;
+  if (glob) return { ...result, score: glob.score, reason: glob.reason };
+  if (result.score < 3 && !GLOB_SAFE.has(name) && !VARIABLES_OK.has(name) && !ctx.local.has(SUBSTITUTED)) {
+    if (raw.some((a) => expansions(a).includes(SUBSTITUTED))) {
+      result.score = 3;
+      result.reason = `${name} is given a substitution's output, which can become options it obeys`;
+      return result;
+    }
+  }
   if (result.score === 0 && !VARIABLES_OK.has(name)) {
     const unknown = unknownVariable(args, ctx.local);
     if (unknown !== undefined) {

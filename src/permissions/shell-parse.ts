@@ -64,6 +64,18 @@ export function parseCommand(command: string): ParsedCommand {
   return { segments: toSegments(entries, scan), scan };
 }
 
+/**
+ * The segments of one substitution's text (an entry of `scan.inner`), parsed on their own; null if
+ * shell-quote cannot read it.
+ */
+export function parseInner(text: string, scan: Scan): Segment[] | null {
+  try {
+    return toSegments(parse(text), scan);
+  } catch {
+    return null;
+  }
+}
+
 function toSegments(entries: Entry[], scan: Scan): Segment[] {
   const segments: Segment[] = [];
   let current: Segment = { words: [], redirects: [], piped: false, defines: false };
