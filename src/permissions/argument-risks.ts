@@ -1,8 +1,8 @@
 // Risks that come from where a command's words come from rather than from the program: a glob that
 // can expand to a file named like an option (`sed s/a/b/ *` with a planted `--expression=e id`),
 // expansions handed to builtins that evaluate names (`read "$x"` with x='a[$(id)]'), and writes to
-// the files that configure git. Pure functions over the raw (marked) words.
-import { isGitControlPath } from './git-safety.ts';
+// the files that configure git and the programs HOME (the workspace) configures. Pure functions over the raw (marked) words.
+import { isHomeConfigPath } from './home-config.ts';
 import { type Judgement, judged } from './judgement.ts';
 import { GLOB_MARK } from './shell-marks.ts';
 import { expansions, hasExpansion, unmark } from './shell-parse.ts';
@@ -75,11 +75,18 @@ export function expandedName(program: string, rawArgs: readonly string[]): Judge
   return undefined;
 }
 
-/** 3 when a command that writes (score 1–2) names a git control file among its words. */
-export function writesGitControl(program: string, subcommand: string | null | undefined, words: readonly string[]) {
+/**
+ * 3 when a command that writes (score 1–2) names a git control file or a HOME configuration file
+ * among its words. git's own staging commands only read them, so only `git mv` counts.
+ */
+export function writesControlFile(
+  program: string,
+  subcommand: string | null | undefined,
+  words: readonly string[],
+) {
   if (program === 'git' && subcommand !== 'mv') return undefined;
-  const target = words.map(unmark).find(isGitControlPath);
+  const target = words.map(unmark).find(isHomeConfigPath);
   return target === undefined
     ? undefined
-    : judged(3, `${program} writes ${target}, which configures what git runs`);
+    : judged(3, `${program} writes ${target}, a file that configures what programs run`);
 }

@@ -1,8 +1,8 @@
 // Layer 3, the danger classifier for `shell`: every segment scored, the worst wins.
 // 0 read-only (runs without asking) · 1–2 asks unless a grant covers it · 3 always asks.
-import { expandedName, GLOB_SAFE, globAsOption, writesGitControl } from './argument-risks.ts';
+import { expandedName, GLOB_SAFE, globAsOption, writesControlFile } from './argument-risks.ts';
 import { assignmentScore } from './assignments.ts';
-import { isGitControlPath } from './git-safety.ts';
+import { isHomeConfigPath } from './home-config.ts';
 import { isQuietTarget, type Judgement, judged, type RuleContext, type Score, worse } from './judgement.ts';
 import { ruleFor, unknownRule } from './rules-programs.ts';
 import { ANSI_MARK, BRACE_MARK, GLOB_MARK, type HereDoc } from './shell-marks.ts';
@@ -76,7 +76,7 @@ export function classify(parsed: ParsedCommand): Classification {
   // substitution prints only something path-safe ($(date +%F), $(pwd)).
   const visible =
     opaque.length > 0 && opaque.every((o) => SUBSTITUTIONS.has(o)) ? innerSegments(parsed) : undefined;
-  if (visible && visible.every(pathSafeOutput)) local.add(SUBSTITUTED);
+  if (visible?.every(pathSafeOutput)) local.add(SUBSTITUTED);
   const segments = parsed.segments.map((s) => classifySegment(s, local));
   let top = segments.reduce<Judgement>((a, b) => worse(a, b), segments[0] ?? judged(0, 'nothing runs'));
   const readOnlyInside = visible?.every((s) => classifySegment(s, local).score === 0) ?? false;
@@ -115,7 +115,10 @@ function pathSafeOutput(segment: Segment): boolean {
       return args.length === 0;
     case 'date':
       // Only conversion specifiers and separators: `date +/etc/passwd` prints a path.
-      return args.every((a) => /^(?:-u|--utc|\+(?:%[-_0^#]?[A-Za-z]|[-_:.,T ])+)$/.test(a));
+      // No word of the output may start with `-` (`+-%p` prints -PM, an option).
+      return args.every(
+        (a) => /^(?:-u|--utc|\+(?:%[-_0^#]?[A-Za-z]|[-_:.,T ])+)$/.test(a) && !/(?:^\+|\s)-/.test(a),
+      );
     case 'id':
       return args.every((a) => /^-[ugGnr]+$/.test(a));
     case 'uname':
@@ -156,7 +159,7 @@ function classifySegment(segment: Segment, local: Set<string>): Judgement {
     result = view.assignments.length > 0 ? worse(command, result) : command;
   }
   if (command && command.score > 0 && command.score < 3 && command.program) {
-    const control = writesGitControl(command.program, command.subcommand, view.argv.slice(1));
+    const control = writesControlFile(command.program, command.subcommand, view.argv.slice(1));
     if (control) result = worse(result, control);
   }
   for (const r of segment.redirects) result = worse(result, redirectJudgement(r.op, r.target));
@@ -173,7 +176,8 @@ function redirectJudgement(op: string, rawTarget: string): Judgement {
     return judged(0, op.startsWith('<') ? 'reads input' : 'discards output');
   }
   const shown = display(rawTarget);
-  if (isGitControlPath(target)) return judged(3, `writes ${shown}, which configures what git runs (${op})`);
+  if (isHomeConfigPath(target))
+    return judged(3, `writes ${shown}, a file that configures what programs run (${op})`);
   switch (op) {
     case '>':
     case '>|':

@@ -24,7 +24,16 @@ const FLAGS = new Set([
   '--noglob-pathspecs',
   '--icase-pathspecs',
 ]);
-const PRINTS = new Set(['--version', '-v', '--help', '-h', '--exec-path', '--html-path', '--man-path', '--info-path']);
+const PRINTS = new Set([
+  '--version',
+  '-v',
+  '--help',
+  '-h',
+  '--exec-path',
+  '--html-path',
+  '--man-path',
+  '--info-path',
+]);
 /** Options whose value is harmless, with `=` or as the next word. */
 const HARMLESS_VALUE = new Set(['--namespace', '--attr-source', '--list-cmds']);
 
@@ -56,17 +65,30 @@ export function gitGlobals(args: readonly string[]): GitGlobals | Judgement {
     }
     if (a === '-c') {
       const value = args[++i] ?? '';
-      if (!isSafeConfig(value)) return judged(3, `git -c ${value.split('=')[0]} sets configuration that can run programs`);
+      if (!isSafeConfig(value))
+        return judged(3, `git -c ${value.split('=')[0]} sets configuration that can run programs`);
       continue;
     }
     const value = attached ?? args[i + 1] ?? '';
-    if (attached === undefined && (HARMLESS_VALUE.has(name) || name === '--git-dir' || name === '--work-tree')) i++;
+    if (
+      attached === undefined &&
+      (HARMLESS_VALUE.has(name) || name === '--git-dir' || name === '--work-tree')
+    )
+      i++;
     if (HARMLESS_VALUE.has(name)) continue;
     if (name === '--git-dir' && /^(?:\.\/)?\.git\/?$/.test(value)) continue;
     if (name === '--work-tree' && /^\.\/?$/.test(value)) continue;
     if (name === '--git-dir' || name === '--work-tree')
-      return judged(3, `git ${name} ${value} reads a repository (and its configuration) the classifier cannot vouch for`);
-    if (name === '--exec-path' || name === '--config-env' || name === '--shallow-file' || name === '--super-prefix')
+      return judged(
+        3,
+        `git ${name} ${value} reads a repository (and its configuration) the classifier cannot vouch for`,
+      );
+    if (
+      name === '--exec-path' ||
+      name === '--config-env' ||
+      name === '--shallow-file' ||
+      name === '--super-prefix'
+    )
       return judged(3, `git ${name} can make git run programs`);
     return judged(3, `git ${name} is an option the classifier does not model`);
   }

@@ -13,7 +13,8 @@ export const GIT_SAFETY_CONFIG: ReadonlyArray<readonly [string, string]> = [
   ['core.fsmonitor', 'false'],
   ['core.hooksPath', '/dev/null'],
   ['core.pager', 'cat'],
-  ['core.sshCommand', 'ssh'],
+  // HOME is the workspace, so ~/.ssh/config (ProxyCommand) could be planted.
+  ['core.sshCommand', 'ssh -F /dev/null'],
   ['core.editor', 'false'],
   ['sequence.editor', 'false'],
   // An empty value empties the helper list.
@@ -25,22 +26,31 @@ export const GIT_SAFETY_CONFIG: ReadonlyArray<readonly [string, string]> = [
   ['log.showSignature', 'false'],
 ];
 
-/** Environment the shell tool sets besides the configuration. */
+/**
+ * Environment the shell tool sets besides the configuration. HOME is the workspace, so the
+ * "global" ~/.gitconfig and ~/.config/git/config would be files anyone can plant there: the global
+ * configuration is /dev/null unless the caller names a file of its own (outside the workspace).
+ */
 const GIT_SAFETY_VARIABLES: Readonly<Record<string, string>> = {
   GIT_NO_REPLACE_OBJECTS: '1',
   GIT_TERMINAL_PROMPT: '0',
   GIT_PAGER: 'cat',
+  GIT_CONFIG_GLOBAL: '/dev/null',
 };
 
 /**
  * The environment entries to add to the shell tool's environment: GIT_CONFIG_COUNT/KEY_n/VALUE_n
  * after any entries `existing` already has (so they are kept, and ours come later and win), plus
- * GIT_NO_REPLACE_OBJECTS, GIT_TERMINAL_PROMPT and GIT_PAGER.
+ * GIT_NO_REPLACE_OBJECTS, GIT_TERMINAL_PROMPT, GIT_PAGER and GIT_CONFIG_GLOBAL (`globalConfig`,
+ * default /dev/null).
  */
-export function gitSafetyEnv(existing: Readonly<Record<string, string | undefined>> = {}): Record<string, string> {
+export function gitSafetyEnv(
+  existing: Readonly<Record<string, string | undefined>> = {},
+  globalConfig = '/dev/null',
+): Record<string, string> {
   const count = Number.parseInt(existing.GIT_CONFIG_COUNT ?? '0', 10);
   const start = Number.isSafeInteger(count) && count > 0 ? count : 0;
-  const env: Record<string, string> = { ...GIT_SAFETY_VARIABLES };
+  const env: Record<string, string> = { ...GIT_SAFETY_VARIABLES, GIT_CONFIG_GLOBAL: globalConfig };
   GIT_SAFETY_CONFIG.forEach(([key, value], k) => {
     env[`GIT_CONFIG_KEY_${start + k}`] = key;
     env[`GIT_CONFIG_VALUE_${start + k}`] = value;
@@ -52,7 +62,13 @@ export function gitSafetyEnv(existing: Readonly<Record<string, string | undefine
 /** The same configuration as `-c key=value` arguments, for code that runs git itself. */
 export const gitSafetyArgs = (): string[] => GIT_SAFETY_CONFIG.flatMap(([k, v]) => ['-c', `${k}=${v}`]);
 
-const CONTROL_FILES = new Set(['.gitattributes', '.gitmodules', '.gitconfig', '.git-credentials', '.gitignore_global']);
+const CONTROL_FILES = new Set([
+  '.gitattributes',
+  '.gitmodules',
+  '.gitconfig',
+  '.git-credentials',
+  '.gitignore_global',
+]);
 
 /**
  * Whether writing `path` can change what git runs: anything under or named `.git` (a folder, or a

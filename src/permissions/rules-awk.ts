@@ -13,8 +13,17 @@ export interface AwkRisk {
 }
 
 /** Tokens after which `/` divides; anywhere else it opens a regex literal. */
-const VALUE_END = /^(?:[A-Za-z_]\w*|\d[\d.eE]*|\)|\]|"s|\/r|\+\+|--)$/;
-const KEYWORDS_BEFORE_REGEX = new Set(['print', 'printf', 'return', 'in', 'getline', 'case']);
+const VALUE_END = /^(?:[A-Za-z_]\w*|\d[\d.eE]*|\)|\]|"s|\/r)$/;
+/** Keywords after which a `/` can only open a regex. */
+const REGEX_AFTER = new Set(['print', 'printf', 'return', 'case', 'else', 'do', 'exit']);
+/**
+ * Tokens after which the classifier cannot be sure what `/` is (`getline / 2`, `x++ /re/`): a
+ * wrong guess would read a regex as code or code as a regex, so the program is refused instead.
+ */
+const UNSURE_BEFORE_SLASH = new Set(
+  `getline in BEGIN END BEGINFILE ENDFILE function func if while for switch default next nextfile
+   break continue delete ++ --`.split(/\s+/),
+);
 const FORBIDDEN = new Map([
   ['system', 'awk runs shell commands with system()'],
   ['ENVIRON', 'awk reads the environment, which holds secrets'],
@@ -57,7 +66,8 @@ export function awkTokens(p: string): { tokens: string[]; strings: string[] } | 
       continue;
     }
     const prev = tokens[tokens.length - 1] ?? '';
-    if (c === '/' && !(VALUE_END.test(prev) && !KEYWORDS_BEFORE_REGEX.has(prev))) {
+    if (c === '/' && UNSURE_BEFORE_SLASH.has(prev)) return `awk ${prev} followed by / is ambiguous`;
+    if (c === '/' && !(VALUE_END.test(prev) && !REGEX_AFTER.has(prev))) {
       let k = i + 1;
       while (k < p.length && p[k] !== '/') {
         if (p[k] === '\n') return 'an awk regex the classifier cannot read';
@@ -80,9 +90,10 @@ export function awkTokens(p: string): { tokens: string[]; strings: string[] } | 
       i += word[0].length;
       continue;
     }
-    const op = /^(?:\|&|\|\||&&|>>|<=|>=|==|!=|!~|\+\+|--|[-+*/%^]=|\*\*=?|\n|[{}()[\];,<>!~?:=+\-*/%^$|&@`'\\.])/.exec(
-      p.slice(i, i + 3),
-    );
+    const op =
+      /^(?:\|&|\|\||&&|>>|<=|>=|==|!=|!~|\+\+|--|[-+*/%^]=|\*\*=?|\n|[{}()[\];,<>!~?:=+\-*/%^$|&@`'\\.])/.exec(
+        p.slice(i, i + 3),
+      );
     if (!op) return `awk text the classifier cannot read (${JSON.stringify(c)})`;
     tokens.push(op[0]);
     i += op[0].length;
@@ -105,7 +116,8 @@ export function awkProgramRisk(program: string): AwkRisk {
     if (t === '"s') stringAt++;
     const forbidden = FORBIDDEN.get(t);
     if (forbidden) return outside(forbidden);
-    if (t === '@' || t === '`' || t === "'" || t === '\\') return outside(`awk ${t} is outside the safe subset`);
+    if (t === '@' || t === '`' || t === "'" || t === '\\')
+      return outside(`awk ${t} is outside the safe subset`);
     if (t === '|' || t === '|&') return outside('awk pipes to or from a shell command');
     if (t === '(' || t === '[') depth++;
     else if (t === ')' || t === ']') {

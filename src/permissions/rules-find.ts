@@ -49,7 +49,7 @@ export function findRule(args: string[], ctx: RuleContext): Judgement {
       while (end < args.length && args[end] !== ';' && !(args[end] === '+' && args[end - 1] === '{}')) end++;
       if (end >= args.length) return judged(3, `find ${a} without its terminating ; or +`);
       const found = execJudgement(a, args.slice(k + 1, end), ctx);
-      if (found.score > worst.score || (worst.score === 0 && found.nested)) worst = found;
+      if (found.score >= worst.score) worst = found;
       k = end;
       continue;
     }

@@ -1,16 +1,7 @@
 // Commands that are read-only until a flag makes them execute or write: rg, fd, tee, compressors
 // and a few more. GNU long options count by unique prefix too. (find, tar, curl, wget, sort, man and
 // the other tools with option tables have files of their own.)
-import {
-  isQuietTarget,
-  type Judgement,
-  judged,
-  positionals,
-  type Rule,
-  type RuleContext,
-  type Score,
-  usesOption,
-} from './judgement.ts';
+import { isQuietTarget, type Judgement, judged, positionals, type Rule, usesOption } from './judgement.ts';
 
 export function fdRule(args: string[]): Judgement {
   const exec = usesOption(args, { short: 'xX', long: ['exec', 'exec-batch'] });

@@ -7,7 +7,16 @@ import { firstPositional, type Judgement, judged, positionals, type Score, usesO
 
 /** Options of otherwise read-only subcommands that run programs or write files. */
 const READ_DANGER = {
-  long: ['output', 'ext-diff', 'textconv', 'open-files-in-pager', 'upload-pack', 'exec', 'receive-pack'],
+  long: [
+    'output',
+    'ext-diff',
+    'textconv',
+    'filters',
+    'open-files-in-pager',
+    'upload-pack',
+    'exec',
+    'receive-pack',
+  ],
   safe: ['text', 'no-ext-diff', 'no-textconv'],
 };
 
@@ -248,7 +257,8 @@ export function gitRule(args: string[]): Judgement {
 }
 
 /** ext:: and fd:: URLs run a command to reach the "remote". */
-const isCommandTransport = (a: string) => /^(?:ext|fd)::/i.test(a) || /^--upload-pack|^--receive-pack/.test(a);
+const isCommandTransport = (a: string) =>
+  /^(?:ext|fd)::/i.test(a) || /^--upload-pack|^--receive-pack/.test(a);
 
 const NETWORK = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote']);
 

@@ -50,8 +50,12 @@ export function jqNames(p: string): string[] | string {
       continue;
     }
     if (c === '#') {
-      // jq 1.7: a backslash before the newline continues a comment.
-      while (i < p.length && p[i] !== '\n') i += p[i] === '\\' ? 2 : 1;
+      // jq 1.7 continues a comment over a backslash-newline and 1.6 does not: refuse both readings.
+      while (i < p.length && p[i] !== '\n') {
+        if (p[i] === '\\' && (p[i + 1] === '\n' || p[i + 1] === '\r'))
+          return 'jq comment continued over a line';
+        i++;
+      }
       continue;
     }
     if (c === '(') stack[stack.length - 1] = (stack[stack.length - 1] as number) + 1;

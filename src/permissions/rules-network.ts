@@ -29,7 +29,6 @@ const reach = (operands: readonly string[]) => {
   return hosts ? { network: { hosts } } : { network: null };
 };
 
-
 const CURL: OptionTable = {
   short: shortNames(`s=silent S=show-error f=fail L=location I=head i=include v=verbose k=insecure 4=ipv4
     6=ipv6 H=header A=user-agent e=referer u=user m=max-time G=get g=globoff w=write-out
@@ -114,7 +113,8 @@ function curlDanger(parsed: ParsedArgs): string | undefined {
       return `curl ${shown(o)} @file sends a local file`;
     if (o.name === 'write-out' && /%(?:output|\{stderr)|^@/.test(o.value ?? ''))
       return 'curl -w writes or reads a file';
-    if (o.name === 'cookie' && !(o.value ?? '').includes('=')) return 'curl -b sends cookies read from a file';
+    if (o.name === 'cookie' && !(o.value ?? '').includes('='))
+      return 'curl -b sends cookies read from a file';
   }
   return undefined;
 }
@@ -123,7 +123,10 @@ export function curlRule(args: string[]): Judgement {
   const parsed = parseArgs(args, CURL);
   const unknown = parsed.unknown[0];
   if (unknown !== undefined) return judged(3, `curl ${unknown} is an option the classifier does not model`);
-  const urls = [...parsed.operands, ...parsed.options.filter((o) => o.name === 'url').map((o) => o.value ?? '')];
+  const urls = [
+    ...parsed.operands,
+    ...parsed.options.filter((o) => o.name === 'url').map((o) => o.value ?? ''),
+  ];
   const danger = curlDanger(parsed);
   if (danger) return judged(3, danger, network(urls));
   const scheme = urls.find((u) => /^[a-z][a-z0-9+.-]*:/i.test(u) && !/^(?:https?|ftps?):\/\//i.test(u));

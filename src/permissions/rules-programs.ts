@@ -1,6 +1,7 @@
 // The classifier's table: every program it knows, by exact name, and the rule that scores it.
 import { assignmentScore } from './assignments.ts';
 import { fixed, judged, positionals, type Rule, type RuleContext, usesOption, worse } from './judgement.ts';
+import { findRule } from './rules-find.ts';
 import {
   chmodRule,
   compressorRule,
@@ -16,9 +17,12 @@ import {
   teeRule,
   unzipRule,
 } from './rules-flags.ts';
-import { findRule } from './rules-find.ts';
+import { gitRule } from './rules-git.ts';
+import { interpreterRule, isInterpreter, isShell } from './rules-interpreters.ts';
 import { jqRule } from './rules-jq.ts';
 import { curlRule, hostsOf, wgetRule } from './rules-network.ts';
+import { PACKAGE_RULES, PROJECT_RUNNERS, projectRunner } from './rules-packages.ts';
+import { awkRule, sedRule } from './rules-sed-awk.ts';
 import { tarRule } from './rules-tar.ts';
 import {
   ackRule,
@@ -33,10 +37,6 @@ import {
   sortRule,
   splitRule,
 } from './rules-tools.ts';
-import { gitRule } from './rules-git.ts';
-import { interpreterRule, isInterpreter, isShell } from './rules-interpreters.ts';
-import { PACKAGE_RULES, PROJECT_RUNNERS, projectRunner } from './rules-packages.ts';
-import { awkRule, sedRule } from './rules-sed-awk.ts';
 import { VAR_OPEN } from './shell-marks.ts';
 import { isAssignment } from './shell-parse.ts';
 

@@ -107,7 +107,8 @@ export function sedScriptRisk(script: string): SedRisk {
     }
     if (c === 's' || c === 'y') {
       const delim = s[i++];
-      if (delim === undefined || delim === '\n' || delim === '\\') return out('a sed s command without a delimiter');
+      if (delim === undefined || delim === '\n' || delim === '\\')
+        return out('a sed s command without a delimiter');
       if (!regex(delim) || !(c === 's' ? replacement(delim) : regex(delim)))
         return out(`a sed ${c} command the classifier cannot read`);
       if (c === 's') {

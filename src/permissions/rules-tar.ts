@@ -81,7 +81,8 @@ function oldStyle(args: string[]): string[] {
   for (const letter of first) {
     const name = TAR.short?.[letter];
     out.push(`-${letter}`);
-    if (name !== undefined && TAR.long[name] === 'value' && next < args.length) out.push(args[next++] as string);
+    if (name !== undefined && TAR.long[name] === 'value' && next < args.length)
+      out.push(args[next++] as string);
   }
   return [...out, ...args.slice(next)];
 }

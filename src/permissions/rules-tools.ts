@@ -1,7 +1,7 @@
 // Read-only tools whose options can run a program or write a file: sort, man, less, sdiff, diff3,
 // split, openssl, ag, ack, file. Each has its options modelled; a modelled dangerous option asks
 // at 3, an option the table does not know at least 1 (3 where the tool can run code or write).
-import { type Judgement, judged, type Rule, type Score } from './judgement.ts';
+import { judged, type Rule, type Score } from './judgement.ts';
 import { flags, type OptionTable, parseArgs, shortNames, shown, values } from './options.ts';
 
 interface ToolSpec {
@@ -50,7 +50,10 @@ export const sortRule = toolRule({
     },
     abbreviate: true,
   },
-  danger: { output: 'overwrites a file (sort -o)', 'compress-program': 'runs a program (--compress-program)' },
+  danger: {
+    output: 'overwrites a file (sort -o)',
+    'compress-program': 'runs a program (--compress-program)',
+  },
   harmless: toStdout,
   unknown: 3,
 });
@@ -143,7 +146,9 @@ export const diff3Rule = toolRule({
     short: shortNames(`A=show-all e=ed E=show-overlap x=overlap-only X=X 3=easy-only i=i m=merge
       a=text T=initial-tab L=label v=version`),
     long: {
-      ...flags('show-all ed show-overlap overlap-only X easy-only i merge text initial-tab strip-trailing-cr help version'),
+      ...flags(
+        'show-all ed show-overlap overlap-only X easy-only i merge text initial-tab strip-trailing-cr help version',
+      ),
       ...values('label diff-program'),
     },
     abbreviate: true,
@@ -221,7 +226,10 @@ export const opensslRule: Rule = (args) => {
   for (const a of args.slice(1)) {
     if (!a.startsWith('-')) continue;
     const name = a.replace(/^--?/, '').split('=')[0] as string;
-    if (OPENSSL_DANGER.has(name) && !(name === 'out' && (args[args.indexOf(a) + 1] === '-' || a.endsWith('=-'))))
+    if (
+      OPENSSL_DANGER.has(name) &&
+      !(name === 'out' && (args[args.indexOf(a) + 1] === '-' || a.endsWith('=-')))
+    )
       return judged(3, `openssl ${sub} -${name} writes a file or loads code`, { subcommand: sub });
   }
   if (sub === 's_client') {
@@ -238,7 +246,13 @@ export const opensslRule: Rule = (args) => {
 
 /** pandoc: filters and defaults files run programs; -o writes. */
 export const pandocRule: Rule = (args) => {
-  if (args.some((a) => /^(?:-F|-L|-d|--filter|--lua-filter|--defaults|--data-dir|--extract-media)/.test(a) || /^-[A-Za-z]*[FLd]/.test(a)))
+  if (
+    args.some(
+      (a) =>
+        /^(?:-F|-L|-d|--filter|--lua-filter|--defaults|--data-dir|--extract-media)/.test(a) ||
+        /^-[A-Za-z]*[FLd]/.test(a),
+    )
+  )
     return judged(3, 'pandoc filters and defaults files run programs');
   if (args.some((a) => /^(?:-o|--output|--log)/.test(a) || /^-[A-Za-z]*o/.test(a)))
     return judged(3, 'pandoc -o writes a file');

@@ -57,7 +57,9 @@ function env(args: string[]): Unwrapped | Judgement {
   // `env -` is `env -i`.
   const parsed = own(
     'env',
-    args.map((a, k) => (a === '-' && k === args.findIndex((x) => !x.startsWith('-') || x === '-') ? '-i' : a)),
+    args.map((a, k) =>
+      a === '-' && k === args.findIndex((x) => !x.startsWith('-') || x === '-') ? '-i' : a,
+    ),
     ENV,
   );
   if ('score' in parsed) return parsed;
