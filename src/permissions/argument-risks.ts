@@ -39,11 +39,13 @@ export function globAsOption(program: string, rawArgs: readonly string[]): Judge
 /** Builtins that take variable names as operands; bash evaluates a subscript in them (a[$(id)]). */
 const NAME_OPERANDS = new Set(['read', 'unset', 'mapfile', 'readarray', 'getopts']);
 const DECLARERS = new Set(['declare', 'typeset', 'local', 'export', 'readonly']);
+const TESTS = new Set(['printf', 'test', '[']);
 /** Options of read and mapfile whose value is not a name. */
 const NOT_A_NAME = new Set(['-p', '-t', '-d', '-n', '-N', '-u', '-C', '-c', '-O', '-s', '-i']);
 
 /** 3 when an expansion can hand a name-evaluating builtin a name with a subscript. */
 export function expandedName(program: string, rawArgs: readonly string[]): Judgement | undefined {
+  if (!NAME_OPERANDS.has(program) && !DECLARERS.has(program) && !TESTS.has(program)) return undefined;
   const risky = (a: string) => hasExpansion(a) && expansions(a).some((v) => v !== '!arith');
   const found = (what: string) =>
     judged(3, `opaque command (${program} is given ${what} it evaluates as a variable name)`);

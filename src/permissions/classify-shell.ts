@@ -13,7 +13,6 @@ import {
   hasExpansion,
   isAssignment,
   type ParsedCommand,
-  parseInner,
   type Segment,
   unmark,
 } from './shell-parse.ts';
@@ -75,11 +74,15 @@ export function classify(parsed: ParsedCommand): Classification {
   // text is itself read-only (score 0); its output then counts as an unknown value, unless every
   // substitution prints only something path-safe ($(date +%F), $(pwd)).
   const visible =
-    opaque.length > 0 && opaque.every((o) => SUBSTITUTIONS.has(o)) ? innerSegments(parsed) : undefined;
+    opaque.length > 0 && opaque.every((o) => SUBSTITUTIONS.has(o))
+      ? parsed.segments.filter((s) => s.substitution !== undefined)
+      : undefined;
   if (visible?.every(pathSafeOutput)) local.add(SUBSTITUTED);
   const segments = parsed.segments.map((s) => classifySegment(s, local));
   let top = segments.reduce<Judgement>((a, b) => worse(a, b), segments[0] ?? judged(0, 'nothing runs'));
-  const readOnlyInside = visible?.every((s) => classifySegment(s, local).score === 0) ?? false;
+  const readOnlyInside =
+    visible !== undefined &&
+    segments.every((j, k) => parsed.segments[k]?.substitution === undefined || j.score === 0);
   if (opaque.length > 0 && !readOnlyInside) {
     top = judged(3, `opaque command (${opaque.join(', ')}): the classifier cannot see what runs`);
   } else if (top.score === 0) {
@@ -89,17 +92,6 @@ export function classify(parsed: ParsedCommand): Classification {
     }
   }
   return { score: top.score, reason: top.reason, segments };
-}
-
-/** Every segment of every substitution, or undefined if one cannot be read. */
-function innerSegments(parsed: ParsedCommand): Segment[] | undefined {
-  const out: Segment[] = [];
-  for (const text of parsed.scan.inner) {
-    const segments = parseInner(text, parsed.scan);
-    if (!segments || segments.length === 0) return undefined;
-    out.push(...segments);
-  }
-  return out;
 }
 
 /** Commands whose output cannot name a file elsewhere or become an option. */
@@ -231,7 +223,8 @@ function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
   if (NAME_TAKERS.has(name) && args.some((a) => a.includes('[') && /[$`]/.test(a))) {
     return judged(3, `opaque command (${name} is given a subscript that can run commands)`);
   }
-  const named = expandedName(name, raw);
+  const expanded = raw.some(hasExpansion);
+  const named = expanded ? expandedName(name, raw) : undefined;
   if (named) return { ...named, program: name, subcommand: null };
   const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
   if (wrapper) {
@@ -265,6 +258,7 @@ function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
   }
   const glob = result.score < 3 ? globAsOption(name, raw) : undefined;
   if (glob) return { ...result, score: glob.score, reason: glob.reason };
+  if (!expanded) return result;
   if (result.score < 3 && !GLOB_SAFE.has(name) && !VARIABLES_OK.has(name) && !ctx.local.has(SUBSTITUTED)) {
     if (raw.some((a) => expansions(a).includes(SUBSTITUTED))) {
       result.score = 3;

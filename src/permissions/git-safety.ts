@@ -75,6 +75,8 @@ const CONTROL_FILES = new Set([
  * gitfile pointing elsewhere), .gitattributes, .gitmodules, .gitconfig, and ~/.config/git/*.
  */
 export function isGitControlPath(path: string): boolean {
+  // Every name below starts with a dot but git~1, the 8.3 alias of .git.
+  if (!path.includes('.') && !path.includes('~')) return false;
   const parts = path.toLowerCase().split(/[/\\]+/);
   for (let k = 0; k < parts.length; k++) {
     // Windows-style and NTFS-style aliases (.git., .git::$INDEX_ALLOCATION) would still be .git.

@@ -22,6 +22,7 @@ const HOME_CONFIG = new Set(
  * counts, so `sub/.ssh/config` does too: a command can `cd` first.
  */
 export function isHomeConfigPath(path: string): boolean {
+  if (!path.includes('.') && !path.includes('~')) return false;
   if (isGitControlPath(path)) return true;
   return path.split(/[/\\]+/).some((part) => HOME_CONFIG.has(part.replace(/[. ]+$/, '') || part));
 }

@@ -30,6 +30,20 @@ const FORBIDDEN = new Map([
   ['PROCINFO', 'awk reads PROCINFO'],
 ]);
 
+const WORD = /0[xX][\da-fA-F]+|[A-Za-z_]\w*|\d[\d.]*(?:[eE][+-]?\d+)?/y;
+const OPERATOR =
+  /\|&|\|\||&&|>>|<=|>=|==|!=|!~|\+\+|--|[-+*/%^]=|\*\*=?|\n|[{}()[\];,<>!~?:=+\-*/%^$|&@`'\\.]/y;
+
+/** The word, number or operator at p[i]. */
+function lexeme(p: string, i: number): string | undefined {
+  for (const re of [WORD, OPERATOR]) {
+    re.lastIndex = i;
+    const m = re.exec(p);
+    if (m) return m[0];
+  }
+  return undefined;
+}
+
 /** Splits an awk program into tokens: words, numbers, "s" (string), /r (regex), operators. */
 export function awkTokens(p: string): { tokens: string[]; strings: string[] } | string {
   const tokens: string[] = [];
@@ -84,19 +98,10 @@ export function awkTokens(p: string): { tokens: string[]; strings: string[] } | 
       i = k + 1;
       continue;
     }
-    const word = /^(?:[A-Za-z_]\w*|\d[\d.]*(?:[eE][+-]?\d+)?|0[xX][\da-fA-F]+)/.exec(p.slice(i, i + 256));
-    if (word) {
-      tokens.push(word[0]);
-      i += word[0].length;
-      continue;
-    }
-    const op =
-      /^(?:\|&|\|\||&&|>>|<=|>=|==|!=|!~|\+\+|--|[-+*/%^]=|\*\*=?|\n|[{}()[\];,<>!~?:=+\-*/%^$|&@`'\\.])/.exec(
-        p.slice(i, i + 3),
-      );
-    if (!op) return `awk text the classifier cannot read (${JSON.stringify(c)})`;
-    tokens.push(op[0]);
-    i += op[0].length;
+    const token = lexeme(p, i);
+    if (token === undefined) return `awk text the classifier cannot read (${JSON.stringify(c)})`;
+    tokens.push(token);
+    i += token.length;
   }
   return { tokens, strings };
 }

@@ -7,9 +7,9 @@ import { type OptionTable, parseArgs, shown } from './options.ts';
 
 const FORBIDDEN = new Map([
   ['env', 'jq reads the environment, which holds secrets'],
-  ['$ENV', 'jq reads the environment, which holds secrets'],
-  ['$__loc__', 'jq $__loc__ is outside the safe subset'],
-  ['$__prog_args', 'jq $__prog_args is outside the safe subset'],
+  ['ENV', 'jq reads the environment, which holds secrets'],
+  ['__loc__', 'jq $__loc__ is outside the safe subset'],
+  ['__prog_args', 'jq $__prog_args is outside the safe subset'],
   ['input_filename', 'jq input_filename is outside the safe subset'],
   ['import', 'jq loads a module'],
   ['include', 'jq loads a module'],
@@ -18,8 +18,10 @@ const FORBIDDEN = new Map([
   ['getpath_env', 'jq reads the environment'],
 ]);
 
+const NAME = /\$?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*/y;
+
 /**
- * The names a jq filter uses (identifiers, `$vars`), outside plain string text. A name after `.`
+ * The names a jq filter uses (identifiers, and `$vars` without their `$`), outside plain string text. A name after `.`
  * is a field (`.env`), not a builtin. Returns a reason when the text cannot be read.
  */
 export function jqNames(p: string): string[] | string {
@@ -70,10 +72,11 @@ export function jqNames(p: string): string[] | string {
       }
       stack[stack.length - 1] = depth - 1;
     }
-    const word = /^\$?(?:[A-Za-z_][\w]*)(?:::[A-Za-z_]\w*)*/.exec(p.slice(i, i + 256));
+    NAME.lastIndex = i;
+    const word = NAME.exec(p);
     if (word) {
-      const prev = p.slice(0, i).trimEnd().slice(-1);
-      if (prev !== '.' || word[0].startsWith('$')) names.push(word[0]);
+      // `.env` is a field (jq's lexer needs the dot right before it); `$ ENV` is $ENV in jq 1.7.
+      if (p[i - 1] !== '.' || word[0].startsWith('$')) names.push(word[0].replace(/^\$/, ''));
       i += word[0].length;
       continue;
     }

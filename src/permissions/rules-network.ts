@@ -4,20 +4,21 @@
 import { type Judgement, judged } from './judgement.ts';
 import { flags, type OptionTable, type ParsedArgs, parseArgs, shortNames, shown, values } from './options.ts';
 
+/**
+ * scheme://host[:port] followed by a path, query, fragment or the end. Deliberately strict (no
+ * user@, no escapes, no globs, no brackets beyond an IPv6 literal): a host a grant is keyed on must
+ * be the host curl or wget will reach, so anything a URL parser might read differently is refused.
+ */
+const URL_HOST =
+  /^(?:[a-z][a-z0-9+.-]*:\/\/)?([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?|\[[0-9a-f:.]+\])\.?(?::\d{1,5})?(?:[/?#]|$)/i;
+
 /** Hosts of URL-like arguments (`https://h/…`, `h:port`, bare `h/path`); null if any is unreadable. */
 export function hostsOf(urls: readonly string[]): string[] | null {
   const hosts = new Set<string>();
   for (const raw of urls) {
-    const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`;
-    let url: URL;
-    try {
-      url = new URL(withScheme);
-    } catch {
-      return null;
-    }
-    // Globs and ranges (curl's {a,b} and [1-9]) or credentials make the host uncertain.
-    if (url.hostname === '' || /[{}[\]*?]/.test(raw.split('/')[2] ?? raw) || url.username !== '') return null;
-    hosts.add(url.hostname.toLowerCase());
+    const m = URL_HOST.exec(raw);
+    if (!m || /[\s\\]/.test(raw)) return null;
+    hosts.add((m[1] as string).toLowerCase());
   }
   return hosts.size > 0 ? [...hosts] : null;
 }

@@ -14,6 +14,10 @@ import {
 } from './shell-marks.ts';
 import { scanCommand } from './shell-scan.ts';
 
+const opaque = (scan: Scan, what: string) => {
+  if (!scan.opaque.includes(what)) scan.opaque.push(what);
+};
+
 export interface Redirect {
   op: string;
   target: string;
@@ -30,6 +34,8 @@ export interface Segment {
   defines: boolean;
   /** Filled in by commandView. */
   view?: CommandView;
+  /** Index in `scan.inner` when the segment runs inside a substitution. */
+  substitution?: number;
 }
 
 export interface ParsedCommand {
@@ -53,27 +59,26 @@ export function parseCommand(command: string): ParsedCommand {
     // Only nesting deep enough to exhaust the stack gets here.
     scan = { text: command, opaque: ['a command nested too deeply to read'], inner: [], heredocs: [] };
   }
-  const text = scan.inner.length > 0 ? [scan.text, ...scan.inner].join(' ; ') : scan.text;
+  const segments = segmentsOf(scan.text, scan);
+  // Each substitution's text is parsed on its own, so its segments can be told apart.
+  scan.inner.forEach((text, k) => {
+    for (const segment of segmentsOf(text, scan)) {
+      segment.substitution = k;
+      segments.push(segment);
+    }
+  });
+  return { segments, scan };
+}
+
+function segmentsOf(text: string, scan: Scan): Segment[] {
   let entries: Entry[];
   try {
     entries = parse(text);
   } catch {
-    scan.opaque.push('a command the parser could not read');
+    opaque(scan, 'a command the parser could not read');
     entries = text.split(/[\s;&|<>()]+/).filter((w) => w !== '');
   }
-  return { segments: toSegments(entries, scan), scan };
-}
-
-/**
- * The segments of one substitution's text (an entry of `scan.inner`), parsed on their own; null if
- * shell-quote cannot read it.
- */
-export function parseInner(text: string, scan: Scan): Segment[] | null {
-  try {
-    return toSegments(parse(text), scan);
-  } catch {
-    return null;
-  }
+  return toSegments(entries, scan);
 }
 
 function toSegments(entries: Entry[], scan: Scan): Segment[] {
