@@ -15,8 +15,7 @@ export const GLOB_SAFE = new Set(
   `ls dir vdir cat tac nl head tail wc cut paste join comm tr fold fmt expand unexpand rev column od
    hexdump strings stat du df echo true false : basename dirname realpath readlink md5sum sha1sum
    sha224sum sha256sum sha384sum sha512sum b2sum cksum sum base32 base64 basenc grep egrep fgrep
-   zgrep zegrep zfgrep zcat bzcat xzcat zstdcat lzcat lsattr getfacl nm objdump readelf size diff
-   cmp numfmt pr look file rg tree`.split(/\s+/),
+   zcat bzcat xzcat zstdcat lzcat lsattr getfacl readelf diff cmp numfmt pr look tree`.split(/\s+/),
 );
 
 /** A word the shell expands from file names, whose first character is a wildcard. */

@@ -20,6 +20,7 @@ import {
 import { gitRule } from './rules-git.ts';
 import { interpreterRule, isInterpreter, isShell } from './rules-interpreters.ts';
 import { jqRule } from './rules-jq.ts';
+import { binutilsRule, READ_ONLY_TABLES } from './rules-readonly.ts';
 import { curlRule, hostsOf, wgetRule } from './rules-network.ts';
 import { PACKAGE_RULES, PROJECT_RUNNERS, projectRunner } from './rules-packages.ts';
 import { awkRule, sedRule } from './rules-sed-awk.ts';
@@ -58,6 +59,8 @@ define(
    bg disown caller lsattr getfacl nm objdump readelf size tput clear stty`,
   (_args, ctx) => judged(0, `${ctx.name} only reads`),
 );
+for (const [name, rule] of Object.entries(READ_ONLY_TABLES)) RULES.set(name, rule);
+define('nm objdump readelf size strings', binutilsRule);
 define('ps', (args) => {
   // BSD-style options come first and without a dash (`ps auxe`); `e` shows each process's environment.
   for (const a of args) {
