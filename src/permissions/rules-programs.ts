@@ -20,9 +20,9 @@ import {
 import { gitRule } from './rules-git.ts';
 import { interpreterRule, isInterpreter, isShell } from './rules-interpreters.ts';
 import { jqRule } from './rules-jq.ts';
-import { binutilsRule, READ_ONLY_TABLES } from './rules-readonly.ts';
 import { curlRule, hostsOf, wgetRule } from './rules-network.ts';
 import { PACKAGE_RULES, PROJECT_RUNNERS, projectRunner } from './rules-packages.ts';
+import { binutilsRule, READ_ONLY_TABLES } from './rules-readonly.ts';
 import { awkRule, sedRule } from './rules-sed-awk.ts';
 import { tarRule } from './rules-tar.ts';
 import {
