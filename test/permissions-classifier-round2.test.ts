@@ -271,6 +271,19 @@ const HOSTILE: Array<[string, string]> = [
   ['export "$x"', 'export'],
   ['[ -v "$x" ]', '-v'],
   ['echo $(touch x)', 'command substitution'],
+  ['for f in *; do sed -n 1p "$f"; done', 'file names or contents'],
+  ['while read f; do sed -n 1p "$f"; done < list', 'file names or contents'],
+  ['x=$(ls); sed s/a/b/ $x', 'file names or contents'],
+  ['for f in $(ls); do awk 1 "$f"; done', 'file names or contents'],
+  ['ls | xargs sed -n 1p', 'glob'],
+  ['cat list | xargs -I{} tar -tf {}', 'glob'],
+  // configuration HOME (the workspace) can plant: aliases, extensions, viewers
+  ['gh co 12', 'alias or extension'],
+  ['gh extension exec x', 'alias or extension'],
+  ['gh browse', 'alias or extension'],
+  ['npm help install', 'npm help'],
+  ['npm fund x', 'npm fund'],
+  ['npm doctor', 'npm doctor'],
   ['ls $(pwd; rm x)', 'command substitution'],
 ];
 
@@ -379,6 +392,12 @@ const HARMLESS = [
   'test -n "$x"',
   'read -p "$prompt" x',
   'cat .git/HEAD',
+  'for f in *; do wc -l "$f"; done',
+  'for f in a b; do sed -n 1p "$f"; done',
+  'x=$(date +%F); sed s/a/b/ notes/$x',
+  'ls | xargs wc -l',
+  'ls | xargs sed -n 1p --',
+  'gh --version',
 ];
 
 describe('round 2: hostile cases ask at 3 or are refused', () => {

@@ -19,7 +19,8 @@ export const GLOB_SAFE = new Set(
 );
 
 /** A word the shell expands from file names, whose first character is a wildcard. */
-const leadingGlob = (word: string) => word.startsWith(GLOB_MARK) && /^[*?[]/.test(word.slice(1));
+export const leadingGlob = (word: string): boolean =>
+  word.startsWith(GLOB_MARK) && /^[*?[]/.test(word.slice(1));
 
 /** 3 when a glob before `--` may expand to an option of a program whose options can run or write. */
 export function globAsOption(program: string, rawArgs: readonly string[]): Judgement | undefined {

@@ -1,11 +1,11 @@
 // Layer 3, the danger classifier for `shell`: every segment scored, the worst wins.
 // 0 read-only (runs without asking) · 1–2 asks unless a grant covers it · 3 always asks.
-import { expandedName, GLOB_SAFE, globAsOption, writesControlFile } from './argument-risks.ts';
+import { expandedName, GLOB_SAFE, globAsOption, leadingGlob, writesControlFile } from './argument-risks.ts';
 import { assignmentScore } from './assignments.ts';
 import { isHomeConfigPath } from './home-config.ts';
 import { isQuietTarget, type Judgement, judged, type RuleContext, type Score, worse } from './judgement.ts';
 import { ruleFor, unknownRule } from './rules-programs.ts';
-import { ANSI_MARK, BRACE_MARK, GLOB_MARK, type HereDoc } from './shell-marks.ts';
+import { ANSI_MARK, BRACE_MARK, GLOB_MARK, type HereDoc, VAR_CLOSE, VAR_OPEN } from './shell-marks.ts';
 import {
   commandView,
   display,
@@ -68,7 +68,6 @@ const SUBSTITUTIONS = new Set(['command substitution $(…)', 'command substitut
 const SUBSTITUTED = '!cmd';
 
 export function classify(parsed: ParsedCommand): Classification {
-  const local = localNames(parsed);
   const { opaque } = parsed.scan;
   // A substitution is seen through when it is the only opaque thing and every substitution's
   // text is itself read-only (score 0); its output then counts as an unknown value, unless every
@@ -77,8 +76,10 @@ export function classify(parsed: ParsedCommand): Classification {
     opaque.length > 0 && opaque.every((o) => SUBSTITUTIONS.has(o))
       ? parsed.segments.filter((s) => s.substitution !== undefined)
       : undefined;
-  if (visible?.every(pathSafeOutput)) local.add(SUBSTITUTED);
-  const segments = parsed.segments.map((s) => classifySegment(s, local));
+  const substitutionsSafe = visible?.every(pathSafeOutput) ?? false;
+  const { local, tainted } = localNames(parsed, substitutionsSafe);
+  if (substitutionsSafe) local.add(SUBSTITUTED);
+  const segments = parsed.segments.map((s) => classifySegment(s, local, tainted));
   let top = segments.reduce<Judgement>((a, b) => worse(a, b), segments[0] ?? judged(0, 'nothing runs'));
   const readOnlyInside =
     visible !== undefined &&
@@ -120,22 +121,40 @@ function pathSafeOutput(segment: Segment): boolean {
   }
 }
 
-/** Variables the command itself assigns (their values pass the guard where they are set). */
-function localNames(parsed: ParsedCommand): Set<string> {
-  const names = new Set<string>();
+/**
+ * Variables the command itself assigns (their values pass the guard where they are set), and of
+ * those the tainted ones: values taken from file names or file contents (`for f in *`, `read f`,
+ * `x=$(ls)`), which can be named like options.
+ */
+function localNames(
+  parsed: ParsedCommand,
+  substitutionsSafe: boolean,
+): { local: Set<string>; tainted: Set<string> } {
+  const local = new Set<string>();
+  const tainted = new Set<string>(substitutionsSafe ? [] : [SUBSTITUTED]);
+  const fromFiles = (word: string) => leadingGlob(word) || expansions(word).some((v) => tainted.has(v));
   for (const segment of parsed.segments) {
     const view = commandView(segment);
-    for (const a of view.assignments) names.add(nameOf(a));
-    if ((view.keyword === 'for' || view.keyword === 'select') && view.argv[0]) names.add(view.argv[0]);
+    for (const a of view.assignments) {
+      local.add(nameOf(a));
+      if (fromFiles(a)) tainted.add(nameOf(a));
+    }
     const program = view.argv[0];
+    if ((view.keyword === 'for' || view.keyword === 'select') && program) {
+      local.add(program);
+      if (view.argv.slice(1).some(fromFiles)) tainted.add(program);
+    }
     if (program === 'export' || program === 'local' || program === 'declare' || program === 'typeset') {
-      for (const a of view.argv.slice(1)) if (isAssignment(a)) names.add(nameOf(a));
+      for (const a of view.argv.slice(1)) if (isAssignment(a)) local.add(nameOf(a));
+    }
+    if (program === 'read' || program === 'mapfile' || program === 'readarray') {
+      for (const a of view.argv.slice(1)) if (/^[A-Za-z_]\w*$/.test(a)) tainted.add(a);
     }
   }
-  return names;
+  return { local, tainted };
 }
 
-function classifySegment(segment: Segment, local: Set<string>): Judgement {
+function classifySegment(segment: Segment, local: Set<string>, tainted: Set<string>): Judgement {
   const view = commandView(segment);
   let result = judged(0, view.assignments.length > 0 ? 'only sets variables' : 'nothing runs');
   for (const a of view.assignments) result = worse(result, assignmentScore(nameOf(a)));
@@ -147,7 +166,7 @@ function classifySegment(segment: Segment, local: Set<string>): Judgement {
   let command: Judgement | undefined;
   if (view.argv.length > 0) {
     const heredoc = segment.redirects.find((r) => r.heredoc)?.heredoc;
-    command = judgeArgv(view.argv, { piped: segment.piped, heredoc, local }, 0);
+    command = judgeArgv(view.argv, { piped: segment.piped, heredoc, local, tainted }, 0);
     result = view.assignments.length > 0 ? worse(command, result) : command;
   }
   if (command && command.score > 0 && command.score < 3 && command.program) {
@@ -193,6 +212,8 @@ interface ArgvContext {
   piped: boolean;
   heredoc: HereDoc | undefined;
   local: Set<string>;
+  /** Names whose values come from file names or contents (see localNames). */
+  tainted: Set<string>;
 }
 
 function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
@@ -243,7 +264,11 @@ function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
     name,
     piped: ctx.piped,
     inner: (inner: string[]) =>
-      judgeArgv(inner, { local: ctx.local, piped: false, heredoc: undefined }, depth + 1),
+      judgeArgv(
+        inner,
+        { local: ctx.local, tainted: ctx.tainted, piped: false, heredoc: undefined },
+        depth + 1,
+      ),
   };
   if (ctx.heredoc) ruleContext.heredoc = ctx.heredoc;
   const rule = ruleFor(name);
@@ -259,10 +284,14 @@ function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
   const glob = result.score < 3 ? globAsOption(name, raw) : undefined;
   if (glob) return { ...result, score: glob.score, reason: glob.reason };
   if (!expanded) return result;
-  if (result.score < 3 && !GLOB_SAFE.has(name) && !VARIABLES_OK.has(name) && !ctx.local.has(SUBSTITUTED)) {
-    if (raw.some((a) => expansions(a).includes(SUBSTITUTED))) {
+  if (result.score < 3 && !GLOB_SAFE.has(name) && !VARIABLES_OK.has(name)) {
+    const from = taintedArgument(raw, ctx.tainted);
+    if (from !== undefined) {
       result.score = 3;
-      result.reason = `${name} is given a substitution's output, which can become options it obeys`;
+      result.reason =
+        from === SUBSTITUTED
+          ? `${name} is given a substitution's output, which can become options it obeys`
+          : `${name} is given $${from}, taken from file names or contents, which can become options it obeys`;
       return result;
     }
   }
@@ -275,6 +304,17 @@ function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
     }
   }
   return result;
+}
+
+/** The tainted name an argument before `--` starts with (`notes/$f` cannot be an option). */
+function taintedArgument(raw: string[], tainted: Set<string>): string | undefined {
+  for (const a of raw) {
+    if (a === '--') return undefined;
+    if (!a.startsWith(VAR_OPEN)) continue;
+    const name = a.slice(1, a.indexOf(VAR_CLOSE));
+    if (tainted.has(name)) return name;
+  }
+  return undefined;
 }
 
 function unknownVariable(args: string[], local: Set<string>): string | undefined {

@@ -80,6 +80,11 @@ export const sysctlRule: Rule = (args) =>
     ? judged(3, 'sysctl changes kernel settings')
     : judged(0, 'sysctl only reads');
 
+const GH_GROUPS = new Set(
+  `pr issue repo release run workflow gist label org project search secret variable cache ruleset
+   ssh-key gpg-key attestation status auth`.split(/\s+/),
+);
+
 /** gh: reading lists and views asks once (network, private data); anything else changes GitHub. */
 export function ghRule(args: string[]) {
   const [group, verb] = positionals(args);
@@ -92,6 +97,11 @@ export function ghRule(args: string[]) {
       ? judged(3, 'gh api sends a request that can change things', { subcommand })
       : judged(2, 'gh api reads from GitHub', { subcommand });
   }
+  // Anything else may be an alias (`!sh …`) or an extension, both from ~/.config and ~/.local,
+  // which are the workspace; browse opens a browser.
+  if (group === undefined) return judged(0, 'gh prints its version or help', { subcommand });
+  if (!GH_GROUPS.has(group))
+    return judged(3, `gh ${group} may be an alias or extension that runs anything`, { subcommand });
   if (verb === undefined || /^(?:list|view|status|diff|checks|search)$/.test(verb)) {
     return judged(1, 'gh reads from GitHub', { subcommand });
   }

@@ -5,6 +5,7 @@
 
 import { type Judgement, judged } from './judgement.ts';
 import { type Arity, type OptionTable, type ParsedArgs, parseArgs, shown } from './options.ts';
+import { GLOB_MARK } from './shell-marks.ts';
 import { isAssignment } from './shell-parse.ts';
 
 export interface Unwrapped {
@@ -136,7 +137,8 @@ function xargs(args: string[]): Unwrapped | Judgement {
   const parsed = own('xargs', args, XARGS);
   if ('score' in parsed) return parsed;
   const argv = args.slice(parsed.rest);
-  return inner(argv.length === 0 ? ['echo'] : argv);
+  // The words xargs adds are file names or contents, judged like a glob that can name options.
+  return inner([...(argv.length === 0 ? ['echo'] : argv), `${GLOB_MARK}*`]);
 }
 
 const COMMAND = table({ p: 'p', v: 'v', V: 'V' }, { p: 'flag', v: 'flag', V: 'flag' });
