@@ -186,6 +186,7 @@ function redirectJudgement(op: string, rawTarget: string): Judgement {
   if (isQuietTarget(target) || op === '<' || op === '<&' || op === '<<' || op === '<<<' || op === '<<-') {
     return judged(0, op.startsWith('<') ? 'reads input' : 'discards output');
   }
+  if (op === '>&' && /^(?:\d+|-)$/.test(target)) return judged(0, 'redirects output');
   const shown = display(rawTarget);
   if (isHomeConfigPath(target))
     return judged(3, `writes ${shown}, a file that configures what programs run (${op})`);
@@ -193,14 +194,11 @@ function redirectJudgement(op: string, rawTarget: string): Judgement {
     case '>':
     case '>|':
     case '&>':
-      return isQuietTarget(target) ? judged(0, 'discards output') : judged(3, `overwrites ${shown} (${op})`);
     case '>&':
-      return /^(?:\d+|-)$/.test(target) || isQuietTarget(target)
-        ? judged(0, 'redirects output')
-        : judged(3, `overwrites ${shown} (>&)`);
+      return judged(3, `overwrites ${shown} (${op})`);
     case '>>':
     case '&>>':
-      return isQuietTarget(target) ? judged(0, 'discards output') : judged(2, `appends to ${shown}`);
+      return judged(2, `appends to ${shown}`);
     case '<>':
       return judged(2, `opens ${shown} for writing`);
     default:

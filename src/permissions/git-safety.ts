@@ -62,6 +62,10 @@ export function gitSafetyEnv(
 /** The same configuration as `-c key=value` arguments, for code that runs git itself. */
 export const gitSafetyArgs = (): string[] => GIT_SAFETY_CONFIG.flatMap(([k, v]) => ['-c', `${k}=${v}`]);
 
+/** Whether some component of `path` starts with a dot, or it holds `~` (git~1, the 8.3 alias of .git). */
+export const mayNameDotfile = (path: string): boolean =>
+  path.startsWith('.') || path.includes('/.') || path.includes('\\.') || path.includes('~');
+
 const CONTROL_FILES = new Set([
   '.gitattributes',
   '.gitmodules',
@@ -75,8 +79,7 @@ const CONTROL_FILES = new Set([
  * gitfile pointing elsewhere), .gitattributes, .gitmodules, .gitconfig, and ~/.config/git/*.
  */
 export function isGitControlPath(path: string): boolean {
-  // Every name below starts with a dot but git~1, the 8.3 alias of .git.
-  if (!path.includes('.') && !path.includes('~')) return false;
+  if (!mayNameDotfile(path)) return false;
   const parts = path.toLowerCase().split(/[/\\]+/);
   for (let k = 0; k < parts.length; k++) {
     // Windows-style and NTFS-style aliases (.git., .git::$INDEX_ALLOCATION) would still be .git.

@@ -3,7 +3,7 @@
 // a ProxyCommand, ~/.gitconfig an alias or diff.external, ~/.lesskey shell commands. Two pure
 // halves: `shellSafetyEnv` points the programs the classifier lets run freely away from those
 // files, and `isHomeConfigPath` names them so writes to them are never plain writes.
-import { gitSafetyEnv, isGitControlPath } from './git-safety.ts';
+import { gitSafetyEnv, isGitControlPath, mayNameDotfile } from './git-safety.ts';
 
 /** Files and folders (first path component) that configure programs when they sit in HOME. */
 const HOME_CONFIG = new Set(
@@ -22,7 +22,7 @@ const HOME_CONFIG = new Set(
  * counts, so `sub/.ssh/config` does too: a command can `cd` first.
  */
 export function isHomeConfigPath(path: string): boolean {
-  if (!path.includes('.') && !path.includes('~')) return false;
+  if (!mayNameDotfile(path)) return false;
   if (isGitControlPath(path)) return true;
   return path.split(/[/\\]+/).some((part) => HOME_CONFIG.has(part.replace(/[. ]+$/, '') || part));
 }

@@ -47,8 +47,11 @@ export function resolveLong(table: OptionTable, written: string): string | undef
 }
 
 export function parseArgs(args: readonly string[], table: OptionTable): ParsedArgs {
-  const out: ParsedArgs = { options: [], operands: [], unknown: [], rest: args.length };
   const permute = table.permute ?? true;
+  // Most commands carry few options or none: skip the walk when no word can be one.
+  if (!args.some((a) => a.length > 1 && a[0] === '-'))
+    return { options: [], operands: [...args], unknown: [], rest: permute ? args.length : 0 };
+  const out: ParsedArgs = { options: [], operands: [], unknown: [], rest: args.length };
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (a === '--') {

@@ -14,10 +14,6 @@ import {
 } from './shell-marks.ts';
 import { scanCommand } from './shell-scan.ts';
 
-const opaque = (scan: Scan, what: string) => {
-  if (!scan.opaque.includes(what)) scan.opaque.push(what);
-};
-
 export interface Redirect {
   op: string;
   target: string;
@@ -59,36 +55,35 @@ export function parseCommand(command: string): ParsedCommand {
     // Only nesting deep enough to exhaust the stack gets here.
     scan = { text: command, opaque: ['a command nested too deeply to read'], inner: [], heredocs: [] };
   }
-  const segments = segmentsOf(scan.text, scan);
-  // Each substitution's text is parsed on its own, so its segments can be told apart.
-  scan.inner.forEach((text, k) => {
-    for (const segment of segmentsOf(text, scan)) {
-      segment.substitution = k;
-      segments.push(segment);
-    }
-  });
-  return { segments, scan };
-}
-
-function segmentsOf(text: string, scan: Scan): Segment[] {
+  // One parse for the command and its substitutions' texts; a mark between them tells the
+  // segments of each substitution apart.
+  const text =
+    scan.inner.length > 0 ? [scan.text, ...scan.inner].join(` ; ${SUBSTITUTION_MARK} ; `) : scan.text;
   let entries: Entry[];
   try {
     entries = parse(text);
   } catch {
-    opaque(scan, 'a command the parser could not read');
+    scan.opaque.push('a command the parser could not read');
     entries = text.split(/[\s;&|<>()]+/).filter((w) => w !== '');
   }
-  return toSegments(entries, scan);
+  return { segments: toSegments(entries, scan), scan };
 }
+
+/** Between substitution texts in what is parsed; a control character, so never in a command. */
+const SUBSTITUTION_MARK = '\u0004';
 
 function toSegments(entries: Entry[], scan: Scan): Segment[] {
   const segments: Segment[] = [];
   let current: Segment = { words: [], redirects: [], piped: false, defines: false };
   let redirect: string | undefined;
+  let substitution: number | undefined;
   const close = (piped: boolean) => {
     if (redirect) current.redirects.push({ op: redirect, target: '' });
     redirect = undefined;
-    if (current.words.length > 0 || current.redirects.length > 0) segments.push(current);
+    if (current.words.length > 0 || current.redirects.length > 0) {
+      if (substitution !== undefined) current.substitution = substitution;
+      segments.push(current);
+    }
     current = { words: [], redirects: [], piped, defines: false };
   };
   for (let k = 0; k < entries.length; k++) {
@@ -111,6 +106,11 @@ function toSegments(entries: Entry[], scan: Scan): Segment[] {
       }
     }
     if (word === undefined) continue;
+    if (word === SUBSTITUTION_MARK) {
+      close(false);
+      substitution = substitution === undefined ? 0 : substitution + 1;
+      continue;
+    }
     if (redirect) {
       const doc = word.startsWith(HEREDOC_MARK) ? scan.heredocs[Number(word.slice(1))] : undefined;
       current.redirects.push(
