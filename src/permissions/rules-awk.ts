@@ -4,7 +4,8 @@
 // PROCINFO, or gawk's @ directives and indirect calls. Options are modelled the same way.
 import { type Judgement, judged } from './judgement.ts';
 import { type OptionTable, parseArgs, shown } from './options.ts';
-import { bracketEnd } from './script-lex.ts';
+import { BUILT, bracketEnd } from './script-lex.ts';
+import { VAR_OPEN } from './shell-marks.ts';
 
 export interface AwkRisk {
   outside?: string;
@@ -242,6 +243,7 @@ export function awkRule(args: string[]): Judgement {
   const paths: string[] = [];
   for (const program of programs) {
     if (program.length > MAX_PROGRAM) return judged(3, 'awk program too long to read');
+    if (program.includes(VAR_OPEN)) return judged(3, BUILT('awk program'));
     const risk = awkProgramRisk(program);
     if (risk.outside) return judged(3, risk.outside);
     paths.push(...risk.reads);

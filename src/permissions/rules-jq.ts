@@ -4,6 +4,8 @@
 // are outside the subset.
 import { type Judgement, judged } from './judgement.ts';
 import { type OptionTable, parseArgs, shown } from './options.ts';
+import { BUILT } from './script-lex.ts';
+import { VAR_OPEN } from './shell-marks.ts';
 
 const FORBIDDEN = new Map([
   ['env', 'jq reads the environment, which holds secrets'],
@@ -147,6 +149,7 @@ export function jqRule(args: string[]): Judgement {
   const filter = parsed.operands[0];
   if (filter === undefined) return judged(0, 'jq only prints');
   if (filter.length > 8192) return judged(3, 'jq filter too long to read');
+  if (filter.includes(VAR_OPEN)) return judged(3, BUILT('jq filter'));
   const names = jqNames(filter);
   if (typeof names === 'string') return judged(3, names);
   for (const name of names) {

@@ -4,7 +4,8 @@
 // branches, hold space and text commands. Anything else asks at 3. awk is in rules-awk.ts.
 import { type Judgement, judged } from './judgement.ts';
 import { type OptionTable, parseArgs, shown } from './options.ts';
-import { bracketEnd } from './script-lex.ts';
+import { BUILT, bracketEnd } from './script-lex.ts';
+import { VAR_OPEN } from './shell-marks.ts';
 
 export { awkRule } from './rules-awk.ts';
 
@@ -190,6 +191,7 @@ export function sedRule(args: string[]): Judgement {
   const reads: string[] = [];
   for (const script of scripts) {
     if (script.length > MAX_PROGRAM) return judged(3, 'sed script too long to read');
+    if (script.includes(VAR_OPEN)) return judged(3, BUILT('sed script'));
     const risk = sedScriptRisk(script);
     if (risk.outside) return judged(3, risk.outside);
     reads.push(...risk.reads);

@@ -19,3 +19,7 @@ export function bracketEnd(s: string, at: number): number {
   }
   return -1;
 }
+
+/** The reason for a program text that a variable or substitution builds: it cannot be read. */
+export const BUILT = (what: string): string =>
+  `the ${what} is built from a variable or substitution the classifier cannot see`;
