@@ -284,6 +284,14 @@ const HOSTILE: Array<[string, string]> = [
   ['npm help install', 'npm help'],
   ['npm fund x', 'npm fund'],
   ['npm doctor', 'npm doctor'],
+  // programs built from expansions, expressions that load files
+  ['sed -n "$(printf 1p)" f', 'built from a variable'],
+  ['awk "$(cat prog)" f', 'built from a variable'],
+  ['jq ".a$x" f', 'built from a variable'],
+  ['yq \'load("/etc/shadow")\' f', 'yq loads'],
+  ['git $(echo status)', 'not a known git command'],
+  ['find . -name "$(cat f)"', "substitution's output"],
+  ['curl $(cat url)', "substitution's output"],
   ['ls $(pwd; rm x)', 'command substitution'],
 ];
 
@@ -398,6 +406,7 @@ const HARMLESS = [
   'ls | xargs wc -l',
   'ls | xargs sed -n 1p --',
   'gh --version',
+  "yq '.a' f.yaml",
 ];
 
 describe('round 2: hostile cases ask at 3 or are refused', () => {

@@ -118,7 +118,13 @@ define(
     'changes the journal',
   ),
 );
-define('yq', readOnlyUnless({ short: 'i', long: ['inplace'] }, 2, 'edits files in place'));
+define('yq', (args, ctx) =>
+  // load, load_str, load_xml… read any file the expression names, out of the guard's sight.
+  args.some((a) => /\bload(?:_[a-z]+)?\s*\(|\bfrom_file\b/.test(a)) ||
+  usesOption(args, { long: ['from-file', 'split-exp'], short: 's' })
+    ? judged(3, 'yq loads or writes files its expression names')
+    : readOnlyUnless({ short: 'i', long: ['inplace'] }, 2, 'edits files in place')(args, ctx),
+);
 define('mapfile readarray', readOnlyUnless({ short: 'C' }, 3, 'runs a callback command'));
 define('compgen complete', readOnlyUnless({ short: 'CF' }, 3, 'runs a command'));
 define('bind', readOnlyUnless({ short: 'x' }, 3, 'runs a command'));
