@@ -87,8 +87,10 @@ export function writesControlFile(
   words: readonly string[],
 ) {
   if (program === 'git' && subcommand !== 'mv') return undefined;
-  const target = words.map(unmark).find(isHomeConfigPath);
-  return target === undefined
-    ? undefined
-    : judged(3, `${program} writes ${target}, a file that configures what programs run`);
+  for (const word of words) {
+    const target = unmark(word);
+    if (isHomeConfigPath(target))
+      return judged(3, `${program} writes ${target}, a file that configures what programs run`);
+  }
+  return undefined;
 }

@@ -37,12 +37,11 @@ const OPERATOR =
 
 /** The word, number or operator at p[i]. */
 function lexeme(p: string, i: number): string | undefined {
-  for (const re of [WORD, OPERATOR]) {
-    re.lastIndex = i;
-    const m = re.exec(p);
-    if (m) return m[0];
-  }
-  return undefined;
+  WORD.lastIndex = i;
+  const word = WORD.exec(p);
+  if (word) return word[0];
+  OPERATOR.lastIndex = i;
+  return OPERATOR.exec(p)?.[0];
 }
 
 /** Splits an awk program into tokens: words, numbers, "s" (string), /r (regex), operators. */

@@ -240,12 +240,12 @@ export function gitRule(args: string[]): Judgement {
     return judged(3, `git ${sub} ${danger.split('=')[0]} runs a program or writes a file`, git(scope));
   if (rest.some(isCommandTransport))
     return judged(3, `git ${sub} reaches a remote through a transport that runs a command`, git(scope));
-  const reach = networkOf(sub, rest);
   if (READ_ONLY.has(sub)) {
     if (sub === 'grep' && usesOption(rest, { short: 'O' }))
       return judged(3, 'git grep -O runs a pager program', git(sub));
     return judged(0, `git ${sub} only reads`, git(sub));
   }
+  const reach = networkOf(sub, rest);
   const rule = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
   if (rule) {
     const [score, what] = rule(rest);

@@ -72,9 +72,19 @@ export function parseCommand(command: string): ParsedCommand {
 /** Between substitution texts in what is parsed; a control character, so never in a command. */
 const SUBSTITUTION_MARK = '\u0004';
 
+/** Every property set from the start, so all segments share one shape (the hot path reads them). */
+const newSegment = (piped: boolean): Segment => ({
+  words: [],
+  redirects: [],
+  piped,
+  defines: false,
+  view: undefined,
+  substitution: undefined,
+});
+
 function toSegments(entries: Entry[], scan: Scan): Segment[] {
   const segments: Segment[] = [];
-  let current: Segment = { words: [], redirects: [], piped: false, defines: false };
+  let current: Segment = newSegment(false);
   let redirect: string | undefined;
   let substitution: number | undefined;
   const close = (piped: boolean) => {
@@ -84,7 +94,7 @@ function toSegments(entries: Entry[], scan: Scan): Segment[] {
       if (substitution !== undefined) current.substitution = substitution;
       segments.push(current);
     }
-    current = { words: [], redirects: [], piped, defines: false };
+    current = newSegment(piped);
   };
   for (let k = 0; k < entries.length; k++) {
     const entry = entries[k];
