@@ -156,6 +156,11 @@ describe('what a judgement gives a grant', () => {
       grantKey: JSON.stringify(['mystery-tool', '--flag', 'x']),
     });
     expect(segment('mv a b')?.known).toBeUndefined();
+    expect(segment('timeout 5 mystery-tool x')).toMatchObject({ program: 'mystery-tool', known: false });
+    expect(segment('find . -exec mystery-tool {} +')).toMatchObject({
+      known: false,
+      grantKey: JSON.stringify(['find', '.', '-exec', 'mystery-tool', '{}', '+']),
+    });
   });
 });
 

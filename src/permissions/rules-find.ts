@@ -35,6 +35,7 @@ export function findRule(args: string[], ctx: RuleContext): Judgement {
   // Starting points: up to the first word that starts an expression.
   while (k < args.length && !/^[-(!,)]/.test(args[k] as string)) k++;
   let worst = judged(0, 'find only lists');
+  let unknownInner = false;
   for (; k < args.length; k++) {
     const a = args[k] as string;
     if (FLAGS.has(a)) continue;
@@ -49,12 +50,15 @@ export function findRule(args: string[], ctx: RuleContext): Judgement {
       while (end < args.length && args[end] !== ';' && !(args[end] === '+' && args[end - 1] === '{}')) end++;
       if (end >= args.length) return judged(3, `find ${a} without its terminating ; or +`);
       const found = execJudgement(a, args.slice(k + 1, end), ctx);
+      if (found.known === false) unknownInner = true;
       if (found.score >= worst.score) worst = found;
       k = end;
       continue;
     }
     return judged(3, `find ${a} is outside the safe subset the classifier models`);
   }
+  // An unknown program run by -exec can only be granted with find's exact words.
+  if (unknownInner) return { ...worst, known: false, grantKey: JSON.stringify(['find', ...args]) };
   return worst;
 }
 
@@ -75,6 +79,7 @@ function execJudgement(primary: string, argv: string[], ctx: RuleContext): Judge
       subcommand: `${primary} ${inner.program ?? ''}`.trim(),
       ...(inner.nested ? { nested: inner.nested } : {}),
       ...(inner.paths ? { paths: inner.paths } : {}),
+      ...(inner.known === false ? { known: false } : {}),
     },
   );
 }
