@@ -407,6 +407,9 @@ const HARMLESS = [
   'ls | xargs sed -n 1p --',
   'gh --version',
   "yq '.a' f.yaml",
+  'cat < $(pwd)/x',
+  'for f in *.md; do wc -l < "$f"; done',
+  'x=notes.md; cat < $x',
 ];
 
 describe('round 2: hostile cases ask at 3 or are refused', () => {
@@ -429,6 +432,12 @@ describe('round 2: harmless cases run without asking', () => {
 
 /** Grantable, and with the scores a grant needs. */
 const GRANTABLE: Array<[string, number]> = [
+  // values read from files name files the guard cannot see
+  ['x=$(cat f); cat $x', 1],
+  ['for f in $(cat list); do cat "$f"; done', 1],
+  ['cat < $(cat f)', 1],
+  ['x=$(cat f); cat < $x', 1],
+  ['while read f; do cat < "$f"; done < list', 1],
   ['curl -s https://api.example.com/v1/status', 2],
   ['wget -qO- http://x', 2],
   ['git fetch origin', 1],

@@ -77,9 +77,10 @@ export function classify(parsed: ParsedCommand): Classification {
       ? parsed.segments.filter((s) => s.substitution !== undefined)
       : undefined;
   const substitutionsSafe = visible?.every(pathSafeOutput) ?? false;
-  const { local, tainted } = localNames(parsed, substitutionsSafe);
+  const names = localNames(parsed, substitutionsSafe);
+  const { local } = names;
   if (substitutionsSafe) local.add(SUBSTITUTED);
-  const segments = parsed.segments.map((s) => classifySegment(s, local, tainted));
+  const segments = parsed.segments.map((s) => classifySegment(s, names));
   let top = segments.reduce<Judgement>((a, b) => worse(a, b), segments[0] ?? judged(0, 'nothing runs'));
   const readOnlyInside =
     visible !== undefined &&
@@ -126,35 +127,53 @@ function pathSafeOutput(segment: Segment): boolean {
  * those the tainted ones: values taken from file names or file contents (`for f in *`, `read f`,
  * `x=$(ls)`), which can be named like options.
  */
-function localNames(
-  parsed: ParsedCommand,
-  substitutionsSafe: boolean,
-): { local: Set<string>; tainted: Set<string> } {
+function localNames(parsed: ParsedCommand, substitutionsSafe: boolean): Names {
   const local = new Set<string>();
-  const tainted = new Set<string>(substitutionsSafe ? [] : [SUBSTITUTED]);
-  const fromFiles = (word: string) => leadingGlob(word) || expansions(word).some((v) => tainted.has(v));
+  // Values from file contents (substitutions, read) are any string; from globs, names of files here.
+  const content = new Set<string>(substitutionsSafe ? [] : [SUBSTITUTED]);
+  const tainted = new Set<string>(content);
+  const expands = (word: string, names: Set<string>) =>
+    hasExpansion(word) && expansions(word).some((v) => names.has(v));
+  const mark = (name: string, words: string[]) => {
+    if (words.some((w) => expands(w, content))) content.add(name);
+    if (words.some((w) => leadingGlob(w) || expands(w, tainted))) tainted.add(name);
+  };
   for (const segment of parsed.segments) {
     const view = commandView(segment);
     for (const a of view.assignments) {
       local.add(nameOf(a));
-      if (fromFiles(a)) tainted.add(nameOf(a));
+      mark(nameOf(a), [a]);
     }
     const program = view.argv[0];
     if ((view.keyword === 'for' || view.keyword === 'select') && program) {
       local.add(program);
-      if (view.argv.slice(1).some(fromFiles)) tainted.add(program);
+      mark(program, view.argv.slice(1));
     }
     if (program === 'export' || program === 'local' || program === 'declare' || program === 'typeset') {
       for (const a of view.argv.slice(1)) if (isAssignment(a)) local.add(nameOf(a));
     }
     if (program === 'read' || program === 'mapfile' || program === 'readarray') {
-      for (const a of view.argv.slice(1)) if (/^[A-Za-z_]\w*$/.test(a)) tainted.add(a);
+      for (const a of view.argv.slice(1)) {
+        if (!/^[A-Za-z_]\w*$/.test(a)) continue;
+        content.add(a);
+        tainted.add(a);
+      }
     }
   }
-  return { local, tainted };
+  return { local, tainted, content };
 }
 
-function classifySegment(segment: Segment, local: Set<string>, tainted: Set<string>): Judgement {
+interface Names {
+  /** Variables the command assigns itself. */
+  local: Set<string>;
+  /** Of all names, those whose values come from file names or contents: they can look like options. */
+  tainted: Set<string>;
+  /** Those whose values come from file contents: any string, any path. */
+  content: Set<string>;
+}
+
+function classifySegment(segment: Segment, names: Names): Judgement {
+  const { local, tainted, content } = names;
   const view = commandView(segment);
   let result = judged(0, view.assignments.length > 0 ? 'only sets variables' : 'nothing runs');
   for (const a of view.assignments) result = worse(result, assignmentScore(nameOf(a)));
@@ -166,14 +185,22 @@ function classifySegment(segment: Segment, local: Set<string>, tainted: Set<stri
   let command: Judgement | undefined;
   if (view.argv.length > 0) {
     const heredoc = segment.redirects.find((r) => r.heredoc)?.heredoc;
-    command = judgeArgv(view.argv, { piped: segment.piped, heredoc, local, tainted }, 0);
+    command = judgeArgv(view.argv, { piped: segment.piped, heredoc, local, tainted, content }, 0);
     result = view.assignments.length > 0 ? worse(command, result) : command;
   }
   if (command && command.score > 0 && command.score < 3 && command.program) {
     const control = writesControlFile(command.program, command.subcommand, view.argv.slice(1));
     if (control) result = worse(result, control);
   }
-  for (const r of segment.redirects) result = worse(result, redirectJudgement(r.op, r.target));
+  for (const r of segment.redirects) {
+    result = worse(result, redirectJudgement(r.op, r.target));
+    // A target named by a value the classifier cannot see opens a file the guard cannot judge.
+    const unseen = hasExpansion(r.target)
+      ? expansions(r.target).find((v) => !local.has(v) || content.has(v))
+      : undefined;
+    if (unseen !== undefined && result.score === 0)
+      result = judged(1, `a redirect opens ${display(r.target)}, whose name the classifier cannot see`);
+  }
   // Only the program's own judgement can be granted: a score raised by a redirect or an assignment
   // (`echo x >> f`, `FOO=1 ls`) names no program, so no grant covers it.
   if (command && result !== command && result.score > command.score)
@@ -212,6 +239,8 @@ interface ArgvContext {
   local: Set<string>;
   /** Names whose values come from file names or contents (see localNames). */
   tainted: Set<string>;
+  /** Names whose values come from file contents: unseen values even when assigned here. */
+  content: Set<string>;
 }
 
 function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
@@ -264,7 +293,7 @@ function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
     inner: (inner: string[]) =>
       judgeArgv(
         inner,
-        { local: ctx.local, tainted: ctx.tainted, piped: false, heredoc: undefined },
+        { local: ctx.local, tainted: ctx.tainted, content: ctx.content, piped: false, heredoc: undefined },
         depth + 1,
       ),
   };
@@ -294,7 +323,7 @@ function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
     }
   }
   if (result.score === 0 && !VARIABLES_OK.has(name)) {
-    const unknown = unknownVariable(args, ctx.local);
+    const unknown = unknownVariable(args, ctx.local, ctx.content);
     if (unknown !== undefined) {
       const shown = unknown.startsWith('!') ? 'a special parameter' : `$${unknown}`;
       result.score = 1;
@@ -315,10 +344,10 @@ function taintedArgument(raw: string[], tainted: Set<string>): string | undefine
   return undefined;
 }
 
-function unknownVariable(args: string[], local: Set<string>): string | undefined {
+function unknownVariable(args: string[], local: Set<string>, content: Set<string>): string | undefined {
   for (const a of args) {
     if (!hasExpansion(a)) continue;
-    const name = expansions(a).find((v) => !local.has(v));
+    const name = expansions(a).find((v) => !local.has(v) || content.has(v));
     if (name !== undefined) return name;
   }
   return undefined;
