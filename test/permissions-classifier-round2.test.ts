@@ -270,6 +270,8 @@ const HOSTILE: Array<[string, string]> = [
   ['declare "$x"=1', 'declare'],
   ['export "$x"', 'export'],
   ['[ -v "$x" ]', '-v'],
+  ['[ $(cat f) ]', "substitution's output"],
+  ['test -n "$(git status --porcelain)"', "substitution's output"],
   ['echo $(touch x)', 'command substitution'],
   ['for f in *; do sed -n 1p "$f"; done', 'file names or contents'],
   ['while read f; do sed -n 1p "$f"; done < list', 'file names or contents'],

@@ -274,6 +274,21 @@ function judgeArgv(argv: string[], ctx: ArgvContext, depth: number): Judgement {
   const expanded = raw.some(hasExpansion);
   const named = expanded ? expandedName(name, raw) : undefined;
   if (named) return { ...named, program: name, subcommand: null };
+  // An unquoted substitution splits into words, `-v` and a name with a subscript among them.
+  if (
+    expanded &&
+    (name === 'test' || name === '[') &&
+    !ctx.local.has(SUBSTITUTED) &&
+    raw.some((a) => expansions(a).includes(SUBSTITUTED))
+  )
+    return judged(
+      3,
+      `opaque command (${name} is given a substitution's output, which can hold -v and a name)`,
+      {
+        program: name,
+        subcommand: null,
+      },
+    );
   const wrapper = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
   if (wrapper) {
     // Raw words, so the wrapped command keeps its marks (a glob, a substitution) when judged.
