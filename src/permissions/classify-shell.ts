@@ -1,6 +1,6 @@
 // Layer 3, the danger classifier for `shell`: every segment scored, the worst wins.
 // 0 read-only (runs without asking) · 1–2 asks unless a grant covers it · 3 always asks.
-import { expandedName, GLOB_SAFE, globAsOption, leadingGlob, writesControlFile } from './argument-risks.ts';
+import { expandedName, GLOB_SAFE, globAsOption, writesControlFile } from './argument-risks.ts';
 import { assignmentScore } from './assignments.ts';
 import { isHomeConfigPath } from './home-config.ts';
 import { isQuietTarget, type Judgement, judged, type RuleContext, type Score, worse } from './judgement.ts';
@@ -11,11 +11,11 @@ import {
   display,
   expansions,
   hasExpansion,
-  isAssignment,
   type ParsedCommand,
   type Segment,
   unmark,
 } from './shell-parse.ts';
+import { localNames, type Names, nameOf, pathSafeOutput, SUBSTITUTED } from './shell-values.ts';
 import { WRAPPERS } from './wrappers.ts';
 
 export interface Classification {
@@ -60,12 +60,9 @@ const VARIABLES_OK = new Set([
   'seq',
   'expr',
 ]);
-const nameOf = (assignment: string) => assignment.slice(0, assignment.search(/\+?=|\[/));
 
 /** The scan's phrases for a substitution whose text is handed over whole (in `scan.inner`). */
 const SUBSTITUTIONS = new Set(['command substitution $(…)', 'command substitution `…`']);
-/** The name substitution output has among a word's expansions. */
-const SUBSTITUTED = '!cmd';
 
 export function classify(parsed: ParsedCommand): Classification {
   const { opaque } = parsed.scan;
@@ -94,82 +91,6 @@ export function classify(parsed: ParsedCommand): Classification {
     }
   }
   return { score: top.score, reason: top.reason, segments };
-}
-
-/** Commands whose output cannot name a file elsewhere or become an option. */
-function pathSafeOutput(segment: Segment): boolean {
-  const view = commandView(segment);
-  if (segment.redirects.length > 0 || view.assignments.length > 0 || segment.piped) return false;
-  const [program, ...args] = view.argv;
-  if (args.some(hasExpansion)) return false;
-  switch (program) {
-    case 'pwd':
-    case 'whoami':
-    case 'nproc':
-      return args.length === 0;
-    case 'date':
-      // Only conversion specifiers and separators: `date +/etc/passwd` prints a path.
-      // No word of the output may start with `-` (`+-%p` prints -PM, an option).
-      return args.every(
-        (a) => /^(?:-u|--utc|\+(?:%[-_0^#]?[A-Za-z]|[-_:.,T ])+)$/.test(a) && !/(?:^\+|\s)-/.test(a),
-      );
-    case 'id':
-      return args.every((a) => /^-[ugGnr]+$/.test(a));
-    case 'uname':
-      return args.every((a) => /^-[asnrvmpio]+$/.test(a));
-    default:
-      return false;
-  }
-}
-
-/**
- * Variables the command itself assigns (their values pass the guard where they are set), and of
- * those the tainted ones: values taken from file names or file contents (`for f in *`, `read f`,
- * `x=$(ls)`), which can be named like options.
- */
-function localNames(parsed: ParsedCommand, substitutionsSafe: boolean): Names {
-  const local = new Set<string>();
-  // Values from file contents (substitutions, read) are any string; from globs, names of files here.
-  const content = new Set<string>(substitutionsSafe ? [] : [SUBSTITUTED]);
-  const tainted = new Set<string>(content);
-  const expands = (word: string, names: Set<string>) =>
-    hasExpansion(word) && expansions(word).some((v) => names.has(v));
-  const mark = (name: string, words: string[]) => {
-    if (words.some((w) => expands(w, content))) content.add(name);
-    if (words.some((w) => leadingGlob(w) || expands(w, tainted))) tainted.add(name);
-  };
-  for (const segment of parsed.segments) {
-    const view = commandView(segment);
-    for (const a of view.assignments) {
-      local.add(nameOf(a));
-      mark(nameOf(a), [a]);
-    }
-    const program = view.argv[0];
-    if ((view.keyword === 'for' || view.keyword === 'select') && program) {
-      local.add(program);
-      mark(program, view.argv.slice(1));
-    }
-    if (program === 'export' || program === 'local' || program === 'declare' || program === 'typeset') {
-      for (const a of view.argv.slice(1)) if (isAssignment(a)) local.add(nameOf(a));
-    }
-    if (program === 'read' || program === 'mapfile' || program === 'readarray') {
-      for (const a of view.argv.slice(1)) {
-        if (!/^[A-Za-z_]\w*$/.test(a)) continue;
-        content.add(a);
-        tainted.add(a);
-      }
-    }
-  }
-  return { local, tainted, content };
-}
-
-interface Names {
-  /** Variables the command assigns itself. */
-  local: Set<string>;
-  /** Of all names, those whose values come from file names or contents: they can look like options. */
-  tainted: Set<string>;
-  /** Those whose values come from file contents: any string, any path. */
-  content: Set<string>;
 }
 
 function classifySegment(segment: Segment, names: Names): Judgement {
