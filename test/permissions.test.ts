@@ -126,7 +126,7 @@ describe('grant scopes', () => {
       { program: 'mkdir', subcommand: null },
       { program: 'mv', subcommand: null },
     ]);
-    expect(scopes('find . -exec grep -l x {} +')).toEqual([{ program: 'find', subcommand: '-exec grep' }]);
+    expect(scopes('find . -exec mv {} x \\;')).toEqual([{ program: 'find', subcommand: '-exec mv' }]);
     for (const command of [
       'env',
       'sh -c ls',
