@@ -76,6 +76,8 @@ export const EXEMPT_TOOLS: ReadonlySet<string> = new Set([
 export interface GrantScope {
   program: string;
   subcommand: string | null;
+  /** `host H` / `remote R` for a network program, `exact ARGV` for an unknown one; else none. */
+  target?: string | null;
 }
 
 export interface Grant {
@@ -85,6 +87,7 @@ export interface Grant {
   /** Null for a grant on a whole (non-shell) tool. */
   program: string | null;
   subcommand: string | null;
+  target: string | null;
   maxScore: number;
   createdAt: Date;
   expiresAt: Date;
