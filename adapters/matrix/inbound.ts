@@ -12,6 +12,7 @@ import {
   stripReplyFallback,
   translateCommand,
 } from './commands.ts';
+import { classifyDirectInvite, type PrivateRoom } from './direct-room.ts';
 import type { E2eeStatus } from './load-sdk.ts';
 import type { MatrixOps } from './matrix-ops.ts';
 import { decidedContent, outcomeLine } from './prompt-text.ts';
@@ -24,8 +25,12 @@ export const MATRIX_CHANNEL = 'matrix';
 export interface InboundDeps {
   assistant: ChannelPort;
   owner: string;
-  directRoom: string;
+  /** The bot's own user id. */
+  botId: string;
+  privateRoom: PrivateRoom;
   e2ee: E2eeStatus;
+  /** The bot decrypts (its crypto is running), not just that the library loaded. */
+  decrypts: boolean;
   ops: MatrixOps;
   state: MatrixStateStore;
   log: Logger;
@@ -101,7 +106,7 @@ export function inboundRouter(deps: InboundDeps) {
         await ops.send(prompt.promptRoom, { msgtype: 'm.notice', body: result.text });
     }
     if (!explicit && prompts.length > 1) {
-      await ops.send(deps.directRoom, {
+      await ops.send(await deps.privateRoom.ensure(), {
         msgtype: 'm.notice',
         body: 'No question was still waiting; nothing was run.',
       });
@@ -176,9 +181,25 @@ export function inboundRouter(deps: InboundDeps) {
       await state.set(key, new Date().toISOString());
       const body = deps.e2ee.available
         ? 'I could not decrypt a message in this room. Messages in our direct room reach me.'
-        : `This room is end-to-end encrypted, and encryption is unavailable on this steward (${deps.e2ee.reason}), so I cannot read it. Talk to me in an unencrypted room, such as our direct room: https://matrix.to/#/${deps.directRoom}`;
+        : `This room is end-to-end encrypted, and encryption is unavailable on this steward (${deps.e2ee.reason}), so I cannot read it. Talk to me in an unencrypted room, such as our direct room: https://matrix.to/#/${await deps.privateRoom.ensure()}`;
       return () => ops.send(room, { msgtype: 'm.notice', body });
     });
+
+  /** A direct chat the owner opened with the bot alone becomes the private room. */
+  const adoptIfDirect = async (room: string, invite: MatrixEvent) => {
+    if (invite.content.is_direct !== true) return;
+    const verdict = classifyDirectInvite({
+      isDirect: invite.content.is_direct,
+      sender: invite.sender,
+      owner,
+      bot: deps.botId,
+      members: await ops.members(room),
+      encrypted: await ops.encrypted(room),
+      canDecrypt: deps.decrypts,
+    });
+    if (verdict.adopt) await deps.privateRoom.adopt(room);
+    else log.info({ room, reason: verdict.reason }, 'matrix: a direct chat not taken as the private room');
+  };
 
   return {
     /** One event from a sync batch (matrix-bot-sdk's emit names). `initial`: history, not acted on. */
@@ -188,6 +209,7 @@ export function inboundRouter(deps: InboundDeps) {
         if (event.sender === owner) {
           log.info({ room }, 'matrix: joining a room the owner invited me to');
           await ops.join(room);
+          await adoptIfDirect(room, event);
         } else {
           log.info({ room }, 'matrix: declined an invite from someone other than the owner');
           await ops.leave(room);

@@ -7,7 +7,7 @@ import type { Channel, ChannelPort, ReplySink } from '../../src/channel/port.ts'
 import type { Logger } from '../../src/log.ts';
 import type { Db } from '../../src/store/db.ts';
 import { e2eeUnavailableText } from './check-e2ee.ts';
-import { ensureDirectRoom } from './direct-room.ts';
+import { type PrivateRoom, privateRoom } from './direct-room.ts';
 import { inboundRouter, MATRIX_CHANNEL } from './inbound.ts';
 import { type E2eeStatus, loadMatrixSdk, type Sdk } from './load-sdk.ts';
 import { matrixOps } from './matrix-ops.ts';
@@ -52,13 +52,13 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
   const ready = Promise.withResolvers<MatrixReady>();
   ready.promise.catch(() => {});
   let sinkFor: ((room: string) => ReplySink) | undefined;
-  let ownerRoom: string | undefined;
+  let ownerRoom: PrivateRoom | undefined;
   const outbox = (room: string) => (sinkFor && room.startsWith('!') ? sinkFor(room) : undefined);
 
   return {
     name: MATRIX_CHANNEL,
     outbox,
-    ownerRoom: () => ownerRoom,
+    ownerRoom: () => ownerRoom?.current(),
     ready: () => ready.promise,
 
     async run(assistant: ChannelPort, signal: AbortSignal) {
@@ -77,7 +77,7 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
         else if (!cryptoStore)
           log.warn('matrix: end-to-end encryption is off: no folder for its keys (cryptoDir)');
         if (client.crypto) await client.crypto.prepare(await client.getJoinedRooms());
-        const directRoom = await ensureDirectRoom(client, state, {
+        const botRoom = await privateRoom(client, state, {
           owner,
           encrypt: client.crypto !== undefined,
           log,
@@ -90,7 +90,7 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
           ops,
           state,
           log,
-          directRoom,
+          privateRoom: botRoom,
           editIntervalMs: options.editIntervalMs ?? 2000,
           readOutput: (room, ref) =>
             assistant.readOutput({ channel: MATRIX_CHANNEL, room, senderId: owner, ref }),
@@ -106,8 +106,10 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
         const router = inboundRouter({
           assistant,
           owner,
-          directRoom,
+          botId: userId,
+          privateRoom: botRoom,
           e2ee,
+          decrypts: client.crypto !== undefined,
           ops,
           state,
           log,
@@ -119,8 +121,8 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
           typingEveryMs: options.typingEveryMs ?? 20_000,
         });
         inbound = router;
-        ownerRoom = directRoom;
-        log.info(`matrix: syncing as ${userId}; only ${owner} is heard; direct room ${directRoom}`);
+        ownerRoom = botRoom;
+        log.info(`matrix: syncing as ${userId}; only ${owner} is heard`);
         let first = true;
         await runSync({
           homeserver,
@@ -131,7 +133,13 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
           },
           handle: async (batch, initial) => {
             await takeIn(client, batch, (type, payload) => router.onEvent(type, payload, initial));
-            if (first) ready.resolve({ userId, directRoom, e2ee });
+            if (first) {
+              // A direct chat the owner opened while the bot was away is adopted by now; only
+              // without one is a room created.
+              const directRoom = await botRoom.ensure();
+              log.info({ room: directRoom }, 'matrix: the private room with the owner');
+              ready.resolve({ userId, directRoom, e2ee });
+            }
             first = false;
           },
           signal,

@@ -1,6 +1,7 @@
 // The few things the channel does on the homeserver, each retried when rate limited.
 import type { MatrixClient } from 'matrix-bot-sdk';
 import type { Logger } from '../../src/log.ts';
+import type { Member } from './direct-room.ts';
 import { withRateLimit } from './rate-limit.ts';
 import { editContent, type MessageContent, type TextContent } from './render.ts';
 
@@ -19,6 +20,10 @@ export interface MatrixOps {
   join(room: string): Promise<void>;
   /** Leaves a room, or declines an invite to it. */
   leave(room: string): Promise<void>;
+  /** Who is in the room or invited to it (and who left), from its member events. */
+  members(room: string): Promise<Member[]>;
+  /** The room has an m.room.encryption state event. */
+  encrypted(room: string): Promise<boolean>;
 }
 
 const TYPING_TIMEOUT_MS = 30_000;
@@ -70,5 +75,18 @@ export function matrixOps(
     leave: async (room) => {
       await call('leave', () => client.leaveRoom(room));
     },
+    members: async (room) =>
+      (await call('members', () => client.getRoomMembers(room))).map((m) => ({
+        user: m.membershipFor,
+        membership: m.effectiveMembership,
+      })),
+    encrypted: (room) =>
+      call('encryption state', () => client.getRoomStateEvent(room, 'm.room.encryption', '')).then(
+        () => true,
+        (error: { statusCode?: number }) => {
+          if (error.statusCode === 404) return false;
+          throw error;
+        },
+      ),
   };
 }
