@@ -69,6 +69,7 @@ export async function buildAssistant(
     workspace: config.workspace,
     outputs,
     limits: limitsOf(models),
+    budget: config.budget,
   });
   return { assistant, skills, stop: () => clearInterval(timer) };
 }

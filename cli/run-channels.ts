@@ -25,6 +25,13 @@ export async function runChannels(
   );
   const { assistant } = built;
   const byName = new Map(channels.map((c) => [c.name, c]));
+  /** The owner's private room on each channel that knows it. */
+  const ownerSinks = () =>
+    channels.flatMap((c) => {
+      const room = c.ownerRoom?.();
+      const sink = room === undefined ? undefined : c.outbox(room);
+      return sink ? [sink] : [];
+    });
   // One channel failing (a refused token, another poller) stops the others before the store closes.
   const all = new AbortController();
   const stopAll = () => {
@@ -36,6 +43,9 @@ export async function runChannels(
   try {
     await assistant.start({
       outbox: (channel, room) => byName.get(channel)?.outbox(room),
+      notifyOwner: async (text) => {
+        for (const sink of ownerSinks()) await sink({ type: 'notice', level: 'info', text });
+      },
       services: [
         async () => {
           scheduler = await startScheduler({

@@ -28,6 +28,8 @@ export interface Limits {
   sweepEveryMs: number;
   /** On stop, how long running turns get to wind down after they are told to. */
   stopGraceMs: number;
+  /** A digest fire with no delivered post this long after it was due is reported to the owner. */
+  digestGraceMs: number;
 }
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -44,4 +46,5 @@ export const DEFAULT_LIMITS: Limits = {
   compaction: { budgetTokens: 24_000, keepTurns: 4 },
   sweepEveryMs: 30_000,
   stopGraceMs: 5_000,
+  digestGraceMs: 15 * 60 * 1000,
 };

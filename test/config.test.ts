@@ -71,6 +71,7 @@ describe('loadConfig: defaults', () => {
         compaction: { budgetTokens: 24_000, keepTurns: 4 },
       },
       hostJail: 'auto',
+      budget: {},
       secrets: [],
     } satisfies Config);
     expect(config.databaseUrl).toBeUndefined();

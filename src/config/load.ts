@@ -34,8 +34,16 @@ export interface Config {
   configFile?: string;
   /** `sandbox.host_jail`: whether `shell` on the host must, may or may not run in the jail. */
   hostJail: HostJailMode;
+  /** `budget:` spend caps in US dollars over the usage ledger; each absent cap is no cap. */
+  budget: BudgetCaps;
   /** Literal secret values, for redaction wherever text leaves the process. */
   secrets: string[];
+}
+
+export interface BudgetCaps {
+  dailyUsd?: number;
+  monthlyUsd?: number;
+  perDigestUsd?: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -96,6 +104,7 @@ function load(baseEnv: Env, cwd: string): Config {
     };
     matrix?: { homeserver?: string; owner?: string };
     sandbox?: { host_jail?: HostJailMode };
+    budget?: { daily_usd?: number; monthly_usd?: number; per_digest_usd?: number };
   };
   // Paths from the environment are relative to the working directory; paths from the file, to the file.
   const base = (key: string) => (where(key).startsWith('STEWARD_') || !file ? cwd : dirname(file));
@@ -124,6 +133,11 @@ function load(baseEnv: Env, cwd: string): Config {
     model,
     models,
     hostJail: t.sandbox?.host_jail ?? DEFAULT_HOST_JAIL_MODE,
+    budget: {
+      ...(t.budget?.daily_usd !== undefined ? { dailyUsd: t.budget.daily_usd } : {}),
+      ...(t.budget?.monthly_usd !== undefined ? { monthlyUsd: t.budget.monthly_usd } : {}),
+      ...(t.budget?.per_digest_usd !== undefined ? { perDigestUsd: t.budget.per_digest_usd } : {}),
+    },
     secrets: [...new Set([...secretValues(env), ...models.secrets])].sort((a, b) => b.length - a.length),
   };
   if (file) config.configFile = file;

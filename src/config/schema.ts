@@ -130,6 +130,15 @@ export const configFileSchema = {
       additionalProperties: false,
       properties: { host_jail: { type: 'string', enum: HOST_JAIL_MODES } },
     },
+    budget: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        daily_usd: { type: 'number', exclusiveMinimum: 0 },
+        monthly_usd: { type: 'number', exclusiveMinimum: 0 },
+        per_digest_usd: { type: 'number', exclusiveMinimum: 0 },
+      },
+    },
     // Each entry is checked field by field in digests.ts, so errors name the digest's own keys.
     digests: { type: 'object', additionalProperties: { type: 'object' } },
     digest_catch_up_minutes: { type: 'number', exclusiveMinimum: 0, maximum: 10080 },

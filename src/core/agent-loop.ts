@@ -60,6 +60,8 @@ async function modelStep(
   log: TurnLog,
   state: TurnState,
 ): Promise<TurnStatus | undefined> {
+  const stop = await deps.stepGuard?.();
+  if (stop !== undefined) return failed(deps, turn, log, deps.route.name, stop, '');
   const step = state.steps.length + 1;
   const repeats = trailingRepeats(state.steps);
   const directive = stepDirective(step, repeats, deps.limits);

@@ -1,4 +1,5 @@
 import type { ChannelPort, DecideResult, HandleHooks, OutputReading, ReplySink } from '../channel/port.ts';
+import type { BudgetCaps } from '../config/load.ts';
 import { costOf, type Price } from '../config/models.ts';
 import { DEFAULT_RETRY, type Route, type RouterDeps, sleep } from '../gateway/router.ts';
 import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
@@ -12,6 +13,7 @@ import { type Session, sessionLog } from '../store/session-log.ts';
 import { recordUsage } from '../store/usage-ledger.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { approvals } from './approvals.ts';
+import { budget } from './budget.ts';
 import type { Core, Outbox } from './core.ts';
 import { decide } from './decide.ts';
 import { handleMessage, runUnattended } from './handle-message.ts';
@@ -45,6 +47,8 @@ export interface AssistantDeps {
   digestCommand?: (text: string, from: { channel: string; room: string }) => Promise<string | undefined>;
   /** One line per installed skill (see src/skills skillIndex). */
   skillIndex?: string;
+  /** Spend caps over the usage ledger; none by default. */
+  budget?: BudgetCaps;
   now?: () => Date;
 }
 
@@ -110,18 +114,22 @@ function composeCore(deps: AssistantDeps): Core {
       record: async () => {},
     },
   };
-  // Usage is recorded against the session whose turn made the call.
-  const loopFor = (session: Session): LoopDeps => ({
+  const spending = budget({ db, now, caps: deps.budget ?? {} });
+  // Usage is recorded against the session whose turn made the call; a cap it crosses is said once.
+  const loopFor: Core['loopFor'] = (session, turn) => ({
     ...loop,
     router: {
       ...loop.router,
-      record: (call) =>
-        recordUsage(db, {
+      record: async (call) => {
+        await recordUsage(db, {
           sessionId: session.id,
           ...call,
           costUsd: call.outcome === 'ok' ? costOf(prices, call.model, call.tokensIn, call.tokensOut) : null,
-        }),
+        });
+        for (const text of await spending.crossed()) await turn.notice(text);
+      },
     },
+    ...(turn.unattended ? { stepGuard: () => spending.digestRefusal(session.id) } : {}),
   });
   return {
     db,
@@ -134,6 +142,8 @@ function composeCore(deps: AssistantDeps): Core {
     loop,
     loopFor,
     runner: turnRunner(),
+    budget: spending,
+    owner: { notify: async (text) => log.warn(`for the owner (no channel yet): ${text}`) },
     ...(deps.digestCommand ? { digestCommand: deps.digestCommand } : {}),
   };
 }

@@ -6,6 +6,7 @@ import type { Db } from '../store/db.ts';
 import type { PermissionRequests } from '../store/permission-requests.ts';
 import type { Session, SessionLog } from '../store/session-log.ts';
 import { driveTurn } from './agent-loop.ts';
+import type { Budget } from './budget.ts';
 import type { TurnRunner } from './turn-runner.ts';
 import type { LoopDeps, TurnStatus } from './turn-types.ts';
 
@@ -18,8 +19,12 @@ export interface Core {
   requests: PermissionRequests;
   grants: GrantStore;
   loop: LoopDeps;
-  loopFor(session: Session): LoopDeps;
+  /** The loop's dependencies for one drive: usage recorded against the session, budget notices to `notice`. */
+  loopFor(session: Session, turn: { unattended: boolean; notice(text: string): Promise<void> }): LoopDeps;
   runner: TurnRunner;
+  budget: Budget;
+  /** Tells the owner in their private room; set by `start` (until then, only logged). */
+  owner: { notify(text: string): Promise<void> };
   digestCommand?: (text: string, from: { channel: string; room: string }) => Promise<string | undefined>;
 }
 
@@ -35,7 +40,19 @@ export function driveIn(
   unattended: boolean,
   signal: AbortSignal,
 ): Promise<TurnStatus> {
-  return driveTurn(core.loopFor(session), { session, turnId, sink, unattended, signal });
+  // A digest's sink posts to its target room: notices for the owner go to the owner's room instead.
+  const notice = unattended
+    ? (text: string) => core.owner.notify(text)
+    : async (text: string) => {
+        await sink({ type: 'notice', level: 'info', text });
+      };
+  return driveTurn(core.loopFor(session, { unattended, notice }), {
+    session,
+    turnId,
+    sink,
+    unattended,
+    signal,
+  });
 }
 
 /** Queues a turn in its room and drives it there. */

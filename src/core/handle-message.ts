@@ -62,6 +62,16 @@ async function takeMessage(
     await sink({ type: 'reply', text: digest ?? 'Scheduled digests are not available here.' });
     return;
   }
+  if (/^\/budget(\s|$)/.test(text)) {
+    await sink({ type: 'reply', text: await core.budget.command(text.split(/\s+/).slice(1)) });
+    return;
+  }
+  // At a spend cap a new turn gets one line and no model call; the message needs no log entry.
+  const refused = await core.budget.refusal();
+  if (refused !== undefined) {
+    await sink({ type: 'reply', text: refused });
+    return;
+  }
   const research = /^\/research\s/.test(text);
   const body = research ? text.replace(/^\/research\s+/, '') : message.text;
   const session = await sessions.open(channel, room);
@@ -95,6 +105,12 @@ export async function runUnattended(
   sink: ReplySink,
 ): Promise<TurnStatus> {
   return core.runner.inRoom(input.channel, input.room, async (signal) => {
+    // A digest at a spend cap pauses: it says why, and the next fire runs once the cap allows.
+    const refused = await core.budget.refusal();
+    if (refused !== undefined) {
+      await sink({ type: 'notice', level: 'error', text: `paused: ${refused}` });
+      return 'failed';
+    }
     const session = await core.sessions.startFresh(input.channel, input.room);
     const turnId = randomUUID();
     await core.sessions.append(

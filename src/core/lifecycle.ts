@@ -16,7 +16,12 @@ export interface Lifecycle {
    * Starts the sweeper and the services. Each channel then reports itself online through the port
    * (`online`), which resumes its cut-off turns before the channel takes new input.
    */
-  start(input: { outbox: Outbox; services?: Array<() => Promise<Service>> }): Promise<void>;
+  start(input: {
+    outbox: Outbox;
+    services?: Array<() => Promise<Service>>;
+    /** Tells the owner in their private room (budget notices of unattended turns, the watchdog). */
+    notifyOwner?(text: string): Promise<void>;
+  }): Promise<void>;
   /** Resolves once running turns have wound down (or the grace period passed) and services stopped. */
   stop(): Promise<void>;
   /** Resolves when no turn is queued or running (input ended: let the last turns finish). */
@@ -36,8 +41,9 @@ export function lifecycle(core: Core): Lifecycle & { online(channel: string): Pr
       recovered.add(channel);
       await queueRecovery(core, outbox, channel);
     },
-    async start({ outbox: posts, services: starters = [] }) {
+    async start({ outbox: posts, services: starters = [], notifyOwner }) {
       outbox = posts;
+      if (notifyOwner) core.owner.notify = notifyOwner;
       const sweep = () =>
         expireOverdue(core, posts).catch((error: Error) => {
           core.log.warn(`could not expire overdue questions: ${error.message}`);

@@ -29,6 +29,8 @@ export interface LoopDeps {
   sensitiveRoute?: Route;
   /** One line per installed skill, for the system prompt. */
   skillIndex: string;
+  /** Before each model step: a reason to stop here (a digest over its own spend cap), or none. */
+  stepGuard?: () => Promise<string | undefined>;
 }
 
 export interface TurnContext {

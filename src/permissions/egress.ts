@@ -25,7 +25,7 @@ export function normalHost(host: string): string {
 
 const URL_LIKE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>()]+/gi;
 // A bare name with a dot and a letters-only last label: example.org, api.example.co.uk.
-const BARE_HOST = /(?<![\w.\/:-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63})(?![\w-])/gi;
+const BARE_HOST = /(?<![\w./:-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63})(?![\w-])/gi;
 
 /** Every host a text names: in URLs (any scheme with an authority) and as bare domain names. */
 export function hostsIn(text: string): string[] {
