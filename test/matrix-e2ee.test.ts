@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cryptoStoreStatus } from '../adapters/matrix/crypto-store.ts';
+import { openPostgres } from '../src/store/open-db.ts';
 import { botAccountToken } from './support/matrix-accounts.ts';
 import {
   type DecryptedEvent,
@@ -213,5 +215,17 @@ describe.skipIf(!env || !admin)('Matrix end-to-end encryption, with a real E2EE 
     expect(fromBot.length).toBeGreaterThan(10);
     expect(fromBot.filter((e) => !e.wasEncrypted)).toEqual([]);
     expect(fromBot.filter((e) => e.undecryptable)).toEqual([]);
+
+    // The keys are in steward's database, for this device.
+    await killed(started.child);
+    running = undefined;
+    const db = await openPostgres(database.url);
+    try {
+      const [stored] = await cryptoStoreStatus(db);
+      expect(stored).toMatchObject({ account: bot.user_id, deviceId: first.device.id });
+      expect(stored?.bytes).toBeGreaterThan(10_000);
+    } finally {
+      await db.close();
+    }
   }, 240_000);
 });

@@ -6,7 +6,8 @@
 // - `decryptRoomEvent` needs DecryptionSettings;
 // - to-device requests have snake_case fields; the SDK reads txnId/eventType and a body with them;
 // - `sharingStrategy` replaces `onlyAllowTrustedDevices`;
-// - `Signatures.get` returns a Map where the SDK expects a plain object;
+// - `Signatures.get` returns a Map where the SDK expects a plain object, and `isValid` is a method
+//   there where the SDK reads a property (a function is always truthy: every signature would pass);
 // - WASM takes ownership of the UserId objects passed in an array (the SDK passes one array to three
 //   calls), so ids here are plain strings and fresh WASM objects are built for every call.
 // Every call that may change the store is followed by `hooks.changed`, awaited before it returns,
@@ -85,7 +86,14 @@ export function cryptoNodejsApi(wasm: CryptoWasm, hooks: StoreHooks) {
       this.store = store;
     }
 
-    static async initialize(userId: Id, deviceId: Id, storePath: string): Promise<OlmMachine> {
+    /** As matrix-bot-sdk calls it; the passphrase and store type of the native library mean nothing here. */
+    static async initialize(
+      userId: Id,
+      deviceId: Id,
+      storePath: string,
+      _passphrase?: string,
+      _storeType?: unknown,
+    ): Promise<OlmMachine> {
       await hooks.restore(storePath);
       const machine = await wasm.OlmMachine.initialize(
         user(userId),
@@ -167,7 +175,13 @@ export function cryptoNodejsApi(wasm: CryptoWasm, hooks: StoreHooks) {
     async sign(message: string) {
       const signatures = await this.machine.sign(message);
       return {
-        get: (signer: Id) => Object.fromEntries(signatures.get(user(signer)) ?? new Map()),
+        get: (signer: Id) =>
+          Object.fromEntries(
+            [...(signatures.get(user(signer)) ?? new Map<string, Wasm.MaybeSignature>())].map(([key, s]) => [
+              key,
+              { isValid: s.isValid(), signature: s.signature },
+            ]),
+          ),
       };
     }
     close() {

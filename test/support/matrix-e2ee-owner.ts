@@ -4,7 +4,7 @@
 // the test sees exactly what reached the homeserver and what the owner can read of it.
 import { createDecipheriv, createHash } from 'node:crypto';
 import * as sdk from 'matrix-js-sdk';
-import { logger } from 'matrix-js-sdk/lib/logger.js';
+import type { Logger } from 'matrix-js-sdk/lib/logger.js';
 import { type MatrixHuman, matrixHuman, type RoomEvent } from './matrix-human.ts';
 
 export interface DecryptedEvent extends RoomEvent {
@@ -24,10 +24,23 @@ export interface EncryptedFile {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function e2eeOwner(homeserver: string, userId: string, token: string, deviceId: string) {
-  (logger as unknown as { setLevel(level: string): void }).setLevel(
-    process.env.STEWARD_TEST_LOG ? 'debug' : 'silent',
-  );
-  const client = sdk.createClient({ baseUrl: homeserver, accessToken: token, userId, deviceId });
+  const quiet = () => {};
+  const silent: Logger = {
+    trace: quiet,
+    debug: quiet,
+    info: quiet,
+    warn: quiet,
+    error: quiet,
+    getChild: () => silent,
+  };
+  const verbose = process.env.STEWARD_TEST_LOG !== undefined;
+  const client = sdk.createClient({
+    baseUrl: homeserver,
+    accessToken: token,
+    userId,
+    deviceId,
+    ...(verbose ? {} : { logger: silent }),
+  });
   await client.initRustCrypto({ useIndexedDB: false });
   const prepared = new Promise<void>((resolve) =>
     client.on(sdk.ClientEvent.Sync, (state) => {
