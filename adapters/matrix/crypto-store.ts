@@ -6,6 +6,8 @@ import type { Db } from '../../src/store/db.ts';
 
 export class CryptoStoreTakenError extends Error {
   override name = 'CryptoStoreTakenError';
+  /** The sync loop stops on it: this process must not go on with keys another one now owns. */
+  readonly fatal = true;
 }
 
 export interface ClaimedCryptoStore {

@@ -215,10 +215,17 @@ export function inboundRouter(deps: InboundDeps) {
       const key = `encrypted_notice:${room}`;
       if (await state.get(key)) return undefined;
       await state.set(key, new Date().toISOString());
-      const body = deps.e2ee.available
-        ? `This room is end-to-end encrypted, and encryption is turned off on this steward, so I cannot read it. Talk to me in our direct room: https://matrix.to/#/${await deps.privateRoom.ensure()}`
-        : `This room is end-to-end encrypted, and encryption is unavailable on this steward (${deps.e2ee.reason}), so I cannot read it. Talk to me in an unencrypted room, such as our direct room: https://matrix.to/#/${await deps.privateRoom.ensure()}`;
-      return () => ops.send(room, { msgtype: 'm.notice', body });
+      // Said in the private room, never in clear into the encrypted one.
+      const direct = await deps.privateRoom.ensure();
+      const why = deps.e2ee.available
+        ? 'encryption is turned off on this steward'
+        : `encryption is unavailable on this steward (${deps.e2ee.reason})`;
+      const body = `You wrote in https://matrix.to/#/${room}, which is end-to-end encrypted, and ${why}, so I cannot read it. Talk to me here or in another unencrypted room.`;
+      if (direct === room || (await ops.encrypted(direct))) {
+        log.warn({ room }, `matrix: cannot read an encrypted room: ${why}`);
+        return undefined;
+      }
+      return () => ops.send(direct, { msgtype: 'm.notice', body });
     });
 
   /** A direct chat the owner opened with the bot alone becomes the private room. */
