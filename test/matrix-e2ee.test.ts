@@ -127,6 +127,13 @@ describe.skipIf(!env || !admin)('Matrix end-to-end encryption, with a real E2EE 
     running = started.child;
     const first = started.ready;
     expect(first.directRoom).toBe(dm);
+    // Adopted, not a room of its own: the DM is the only room the bot is in.
+    const joined = (await (
+      await fetch(`${base.homeserver}/_matrix/client/v3/joined_rooms`, {
+        headers: { authorization: `Bearer ${botEnv.botToken}` },
+      })
+    ).json()) as { joined_rooms: string[] };
+    expect(joined.joined_rooms).toEqual([dm]);
     expect(first.device.id).toBe('STEWARD_E2EE');
     const botSaid = (events: DecryptedEvent[]) => messagesFrom(events, bot.user_id);
     const waitForText = (text: string) =>

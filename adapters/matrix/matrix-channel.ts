@@ -200,9 +200,22 @@ async function connect(sdk: Sdk, e2ee: E2eeStatus, options: MatrixChannelOptions
     }
   } catch (error) {
     crypto?.release();
-    throw error;
+    throw keysClash(error, me.device_id);
   }
   return { client, userId, state, crypto };
+}
+
+/**
+ * A device whose keys on the homeserver are not the ones in this database (restored without its
+ * key store, or a second steward on the same login) cannot be used again; the homeserver's refusal
+ * of the upload becomes what to do about it.
+ */
+function keysClash(error: unknown, device: string | undefined): unknown {
+  const text = String((error as { body?: { error?: string } }).body?.error ?? (error as Error).message ?? '');
+  if (!/already exists/i.test(text)) return error;
+  return new Error(
+    `matrix: the bot's device ${device ?? ''} already has encryption keys on the homeserver that this database does not hold (restored without them, or another steward uses this login); log the bot in again for a new device and token`,
+  );
 }
 
 /** Frees the crypto's WASM memory and IndexedDB connections; its store is in the database. */

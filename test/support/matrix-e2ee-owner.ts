@@ -4,7 +4,7 @@
 // the test sees exactly what reached the homeserver and what the owner can read of it.
 import { createDecipheriv, createHash } from 'node:crypto';
 import * as sdk from 'matrix-js-sdk';
-import type { Logger } from 'matrix-js-sdk/lib/logger.js';
+import { type Logger, logger } from 'matrix-js-sdk/lib/logger.js';
 import { type MatrixHuman, matrixHuman, type RoomEvent } from './matrix-human.ts';
 
 export interface DecryptedEvent extends RoomEvent {
@@ -34,6 +34,8 @@ export async function e2eeOwner(homeserver: string, userId: string, token: strin
     getChild: () => silent,
   };
   const verbose = process.env.STEWARD_TEST_LOG !== undefined;
+  // The SDK's models log through its global logger (a loglevel logger) too.
+  if (!verbose) (logger as unknown as { setLevel(level: 'silent'): void }).setLevel('silent');
   const client = sdk.createClient({
     baseUrl: homeserver,
     accessToken: token,
