@@ -1,10 +1,16 @@
 // `npm run bench`: prints each benchmark's figures and saves them under bench/results/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { classifierBench } from './classifier.ts';
+import { containerOverhead } from './container-overhead.ts';
 import { loopOverhead } from './loop-overhead.ts';
 import { offloadMemory } from './offload-memory.ts';
 
-const results = [await loopOverhead(), await offloadMemory(), await classifierBench()];
+const results = [
+  await loopOverhead(),
+  await offloadMemory(),
+  await classifierBench(),
+  await containerOverhead(),
+];
 const dir = new URL('./results/', import.meta.url);
 mkdirSync(dir, { recursive: true });
 for (const result of results) {

@@ -15,6 +15,7 @@ import { writeFileTool } from '../src/tools/builtin/write-file.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import { hostShellTool } from './host-shell.ts';
 import type { Runtime } from './runtime.ts';
+import { packageVersion } from './version.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -43,7 +44,7 @@ export async function buildAssistant(
   const timer = setInterval(() => void collect(), DAY_MS);
   timer.unref();
 
-  const shellTool = await hostShellTool(config.hostJail);
+  const shellTool = await hostShellTool(config.hostJail, config.sandbox);
   const skills = loadSkills(config.skillsDir);
   const grants = sessionGrants(db, now, models.loop.grantTtlMs);
   const assistant = createAssistant({
@@ -55,7 +56,7 @@ export async function buildAssistant(
     ...(models.sensitiveRoute ? { sensitiveRoute: buildRoute(models.sensitiveRoute, models) } : {}),
     prices: models.prices,
     grants,
-    gate: permissionChain({ workspace: config.workspace, grants }),
+    gate: permissionChain({ workspace: config.workspace, grants, sandboxNetwork: config.sandbox.network }),
     tools: createToolRegistry([
       ...builtinPureTools,
       createRetrieveOutputTool(outputs),
@@ -67,9 +68,11 @@ export async function buildAssistant(
     skillIndex: skillIndex(skills),
     ...(digestCommand ? { digestCommand } : {}),
     workspace: config.workspace,
+    ...(config.sandbox.configured ? { sandbox: config.sandbox } : {}),
     outputs,
     limits: limitsOf(models),
     budget: config.budget,
+    version: packageVersion(),
   });
   return { assistant, skills, stop: () => clearInterval(timer) };
 }

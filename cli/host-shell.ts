@@ -1,4 +1,6 @@
+import { sandboxClient } from '../src/sandbox/client.ts';
 import { type HostJailMode, probeJail } from '../src/sandbox/host-jail.ts';
+import type { SandboxConfig } from '../src/sandbox/sandbox-config.ts';
 import { resolveBash } from '../src/sandbox/shell-dialect.ts';
 import { createShellTool } from '../src/tools/builtin/shell.ts';
 
@@ -15,7 +17,11 @@ export async function findHostShell(mode: HostJailMode) {
   return { bash, jail };
 }
 
-/** The one shell tool, with what start-up found. */
-export async function hostShellTool(mode: HostJailMode) {
-  return createShellTool({ ...(await findHostShell(mode)), hostJail: mode });
+/** The one shell tool, with what start-up found, and the sandbox when one is configured. */
+export async function hostShellTool(mode: HostJailMode, sandbox?: SandboxConfig) {
+  return createShellTool({
+    ...(await findHostShell(mode)),
+    hostJail: mode,
+    ...(sandbox?.configured ? { sandbox: { config: sandbox, client: sandboxClient(sandbox.socket) } } : {}),
+  });
 }

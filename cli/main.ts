@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { redact, secretValues } from '../src/config/secrets.ts';
 import { ConfigError, exitCodeFor, StoreError, UsageError } from '../src/errors.ts';
 import { COMMANDS } from './commands/index.ts';
 import { type CliIo, processIo } from './io.ts';
+import { packageVersion } from './version.ts';
 
 export function usage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
@@ -30,10 +30,7 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
       return name === undefined ? 2 : 0;
     }
     if (name === '--version') {
-      const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-        version: string;
-      };
-      io.stdout.write(`steward ${pkg.version}\n`);
+      io.stdout.write(`steward ${packageVersion()}\n`);
       return 0;
     }
     const command = COMMANDS[name];

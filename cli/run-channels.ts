@@ -43,6 +43,10 @@ export async function runChannels(
   try {
     await assistant.start({
       outbox: (channel, room) => byName.get(channel)?.outbox(room),
+      statusLines: async () => [
+        ...channels.map((c) => `${c.name}: ${c.health?.() ?? 'running'}`),
+        ...((await scheduler?.status()) ?? []),
+      ],
       notifyOwner: async (text) => {
         for (const sink of ownerSinks()) await sink({ type: 'notice', level: 'info', text });
       },

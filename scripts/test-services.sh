@@ -32,6 +32,32 @@ if ! command -v bwrap >/dev/null 2>&1; then
 fi
 log "bubblewrap $(bwrap --version | awk '{print $2}') ready"
 
+# --- Docker (the sandbox's engine) ----------------------------------------------------------------
+# Debian's docker.io, its daemon started here when none answers: vfs storage (works on any
+# filesystem, also inside a container), no iptables and no default bridge (loopback-only machine).
+# The sandbox images are built from Debian packages and `docker import`ed; nothing is ever pulled.
+if ! command -v dockerd >/dev/null 2>&1; then
+  apt_install docker.io
+fi
+DOCKER_LOG=${STEWARD_TEST_DOCKER_LOG:-/var/log/steward-test-dockerd.log}
+docker_up() { docker info >/dev/null 2>&1; }
+if ! docker_up; then
+  log "starting dockerd (vfs, no iptables, no bridge); log in $DOCKER_LOG"
+  # setsid and its own output file: a daemon holding this script's stdout would stall the eval.
+  as_root setsid dockerd --storage-driver=vfs --iptables=false --bridge=none \
+    </dev/null >>"$DOCKER_LOG" 2>&1 &
+  for _ in $(seq 1 60); do docker_up && break; sleep 1; done
+  docker_up || { log "dockerd did not answer; see $DOCKER_LOG"; exit 1; }
+fi
+log "Docker $(docker version -f '{{.Server.Version}}') ready"
+TINY_IMAGE=steward-sandbox-tiny:latest
+FULL_IMAGE=steward-sandbox:latest
+docker image inspect "$TINY_IMAGE" >/dev/null 2>&1 || bash "$(dirname "$0")/build-sandbox-image.sh" tiny "$TINY_IMAGE"
+docker image inspect "$FULL_IMAGE" >/dev/null 2>&1 || bash "$(dirname "$0")/build-sandbox-image.sh" full "$FULL_IMAGE"
+echo "export STEWARD_TEST_DOCKER_HOST=${DOCKER_HOST:-unix:///var/run/docker.sock}"
+echo "export STEWARD_TEST_SANDBOX_IMAGE=$TINY_IMAGE"
+echo "export STEWARD_TEST_SANDBOX_FULL_IMAGE=$FULL_IMAGE"
+
 # --- PostgreSQL ---------------------------------------------------------------------------------
 if ! command -v pg_lsclusters >/dev/null 2>&1 || [ -z "$(pg_lsclusters -h 2>/dev/null)" ]; then
   apt_install postgresql

@@ -48,3 +48,18 @@ export const DEFAULT_LIMITS: Limits = {
   stopGraceMs: 5_000,
   digestGraceMs: 15 * 60 * 1000,
 };
+
+/** Per-container limits of the sandbox (`sandbox.memory_mb`, `sandbox.cpus`, `sandbox.pids`) and its fixed sizes. */
+export const DEFAULT_SANDBOX_LIMITS = {
+  memoryMb: 512,
+  cpus: 1,
+  pids: 128,
+  /** The container's /tmp, a tmpfs. */
+  tmpfsMb: 64,
+  /** A request line to sandboxd; anything longer is refused before it is parsed. */
+  maxRequestBytes: 64 * 1024,
+  /** Longest run sandboxd accepts (the shell caps its own timeout lower). */
+  maxTimeoutMs: 10 * 60 * 1000,
+  /** Files and folders made writable for the container's user before one run; past that, refused. */
+  maxWorkspaceEntries: 50_000,
+} as const;

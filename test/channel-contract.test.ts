@@ -123,4 +123,16 @@ describe.each(suites)('channel contract: $name', ({ driver: maybe }) => {
     expect(lists.length).toBeGreaterThanOrEqual(driver.helpCommands.length);
     expect(m.requests).toHaveLength(0);
   });
+  it('5: /status answers in one message without calling the model', async () => {
+    const m = await begin([]);
+    await driver.ownerSays('/status');
+    await driver.waitForReply('questions waiting:');
+    // One message on a chat platform; the console prints it as lines.
+    const status = (await driver.botMessages()).join('\n');
+    expect(status).toMatch(/^steward \d+\.\d+\.\d+, up \d+ min/);
+    expect(status).toMatch(/database: (pglite|postgres), answering/);
+    expect(status).toMatch(/turns running: \d/);
+    expect(status).toMatch(/memory: \d+ MiB resident/);
+    expect(m.requests).toHaveLength(0);
+  });
 });

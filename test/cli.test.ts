@@ -182,6 +182,7 @@ describe('steward chat against an OpenAI-compatible endpoint', () => {
     expect(lines(ok.stdout)).toEqual([
       'ok   config    environment only (no STEWARD_CONFIG)',
       expect.stringMatching(/^ok {3}database {2}embedded; created at .* on first use$/),
+      expect.stringMatching(/^(ok {2}|warn) shell {5}bash .* at \//),
       `ok   model     ${model.baseUrl} serves test-model`,
       'warn channels  none configured; steward start needs Telegram or Matrix',
     ]);

@@ -72,6 +72,17 @@ describe('loadConfig: defaults', () => {
       },
       hostJail: 'auto',
       budget: {},
+      sandbox: {
+        socket: join(cwd, 'data', 'sandboxd.sock'),
+        image: 'steward-sandbox:latest',
+        shell: 'host',
+        network: 'none',
+        memoryMb: 512,
+        cpus: 1,
+        pids: 128,
+        workspaceRoot: join(cwd, 'data', 'workspace'),
+        configured: false,
+      },
       secrets: [],
     } satisfies Config);
     expect(config.databaseUrl).toBeUndefined();

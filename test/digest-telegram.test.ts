@@ -81,6 +81,12 @@ describe('a scheduled digest through the Telegram channel', () => {
     expect(model.requests[0]?.tools).toBeDefined();
     const [run] = await digestRuns(db);
     expect(run).toMatchObject({ schedule_id: 'markets-digest', outcome: 'posted' });
+    // The run records when it was delivered and the id of the message that holds the post.
+    const delivery = await db.query<{ delivered_at: Date | null; message_ids: string[] }>(
+      'select delivered_at, message_ids from digest_runs order by id limit 1',
+    );
+    expect(delivery.rows[0]?.delivered_at).toBeInstanceOf(Date);
+    expect(delivery.rows[0]?.message_ids).toEqual([String(post.messageId)]);
 
     // The next weekday's fire: the model is down; the owner is told, with the digest's id.
     await harness.advance(24 * 60 * MINUTE);

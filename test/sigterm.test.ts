@@ -85,7 +85,7 @@ describe('SIGTERM during a turn', () => {
     expect(second.output()).toContain('Resuming a turn that a restart cut off.');
     expect(model.requests).toHaveLength(2);
     // The same question, asked once: the stopped step left nothing in the log.
-    const asked = (model.requests[1]?.messages as Array<{ role: string; content: string }>).filter(
+    const asked = ((model.requests[1]?.messages ?? []) as Array<{ role: string; content: string }>).filter(
       (m) => m.role === 'user',
     );
     expect(asked.map((m) => m.content)).toEqual(['what is the answer?']);
@@ -110,7 +110,7 @@ describe('SIGTERM during a turn', () => {
     expect(await second.exited).toBe(0);
     expect(running(marker)).toBe(false);
     expect(model.requests).toHaveLength(2);
-    const last = (model.requests[1]?.messages as Array<{ role: string; content: string }>).at(-1);
+    const last = ((model.requests[1]?.messages ?? []) as Array<{ role: string; content: string }>).at(-1);
     expect(last).toMatchObject({
       role: 'tool',
       content: expect.stringMatching(/^shell was interrupted by a restart and was not run again/),

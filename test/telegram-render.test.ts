@@ -267,6 +267,8 @@ describe('payloads of the calls the emulator cannot answer', () => {
       'help',
       'new',
       'cost',
+      'status',
+      'budget',
       'grants',
       'revoke',
       'output',

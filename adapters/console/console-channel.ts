@@ -94,6 +94,7 @@ export function consoleChannel(io: ConsoleIo, room = 'local'): Channel {
     name: CONSOLE_CHANNEL,
     outbox: (r: string) => (r === room ? sink : undefined),
     ownerRoom: () => room,
+    health: () => 'this terminal',
     async run(assistant: ChannelPort, signal: AbortSignal) {
       await assistant.online(CONSOLE_CHANNEL);
       for (const prompt of await assistant.pendingPrompts(CONSOLE_CHANNEL, room))

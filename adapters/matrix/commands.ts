@@ -25,7 +25,19 @@ export function decisionFromText(text: string): PermissionDecision | undefined {
 }
 
 /** Commands the core or this adapter answer; `!name` is accepted for each (some clients eat `/`). */
-const COMMANDS = new Set(['new', 'research', 'cost', 'grants', 'revoke', 'help', 'start', 'output']);
+const COMMANDS = new Set([
+  'new',
+  'research',
+  'cost',
+  'grants',
+  'revoke',
+  'help',
+  'start',
+  'output',
+  'status',
+  'budget',
+  'digest',
+]);
 
 /** `!new` → `/new`, and so on for known commands only; anything else is left as written. */
 export function translateCommand(text: string): string {

@@ -66,6 +66,10 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
     name: MATRIX_CHANNEL,
     outbox,
     ownerRoom: () => ownerRoom?.current(),
+    health: () => {
+      const room = ownerRoom?.current();
+      return room ? `syncing; private room ${room}` : 'connecting';
+    },
     ready: () => ready.promise,
 
     async run(assistant: ChannelPort, signal: AbortSignal) {

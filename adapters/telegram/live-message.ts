@@ -7,8 +7,10 @@ import type { TelegramOut } from './telegram-out.ts';
 export interface LiveMessage {
   /** Shows `html` soon; returns at once. */
   update(html: string, keyboard?: InlineKeyboardMarkup): void;
-  /** Shows `html` and resolves once it is shown (or could not be). */
-  settle(html: string, keyboard?: InlineKeyboardMarkup): Promise<void>;
+  /** Shows `html` and resolves once it is shown (true) or could not be (false). */
+  settle(html: string, keyboard?: InlineKeyboardMarkup): Promise<boolean>;
+  /** The message's id once it exists. */
+  id(): number | undefined;
   /** Resolves once the message exists (or its sending failed), so later messages come below it. */
   ready(): Promise<void>;
   /** Resolves when nothing is pending. */
@@ -80,7 +82,9 @@ export function liveMessage(out: TelegramOut, chatId: number): LiveMessage {
       if (sendFailed && messageId === undefined) sendFailed = false;
       kick();
       await idle();
+      return !sendFailed && shown === html;
     },
+    id: () => messageId,
     ready: () => created ?? Promise.resolve(),
     idle,
   };

@@ -11,6 +11,8 @@ export const BOT_COMMANDS: readonly BotCommand[] = [
   { command: 'help', description: 'What the commands do' },
   { command: 'new', description: 'Start a fresh session (the old one stays in the log)' },
   { command: 'cost', description: 'Model usage and cost today and in this session' },
+  { command: 'status', description: 'What steward is doing: channels, questions, digests, spend' },
+  { command: 'budget', description: 'Spend against the caps; /budget daily <dollars> for today' },
   { command: 'grants', description: 'What you allowed for this session' },
   { command: 'revoke', description: 'Take back a grant: /revoke <id> or /revoke all' },
   { command: 'output', description: 'A stored tool output as a file: /output <ref>' },

@@ -85,7 +85,7 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
     // Each turn the core starts (or resumes) gets a view of its own.
     if (!current || event.type === 'turn_started')
       current = turnView({ out, chatId: ownerChat, ownerId, prompts });
-    await current.sink(event);
+    return current.sink(event);
   };
   const outbox = (room: string): ReplySink | undefined => (room === ownerId ? ownerSink : undefined);
   const registerCommands = () => {
@@ -100,6 +100,7 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
     name: TELEGRAM_CHANNEL,
     outbox,
     ownerRoom: () => ownerId,
+    health: () => (options.webhook ? `webhook ${options.webhook.url}` : 'long polling'),
     webhookAddress: () => webhookServer?.address,
 
     async run(assistant: ChannelPort, signal: AbortSignal) {

@@ -1,7 +1,7 @@
 // What one turn looks like in a chat: the reply streams into one message that is edited as it
 // grows and finally replaced by the rendered answer (never sent a second time), tool activity is
 // one status line edited in place, and prompts, notices and stored outputs are messages of their own.
-import { exhaustive, type OutboundEvent, type ReplySink } from '../../src/channel/port.ts';
+import { type Delivery, exhaustive, type OutboundEvent, type ReplySink } from '../../src/channel/port.ts';
 import { clip, escapeHtml } from './html.ts';
 import { type LiveMessage, liveMessage } from './live-message.ts';
 import { markdownToTelegramHtml } from './markdown-html.ts';
@@ -36,14 +36,29 @@ export function turnView({ out, chatId, ownerId, prompts }: TurnViewDeps): TurnV
   let replied = false;
   const settling: Promise<void>[] = [];
 
-  /** Shows `markdown` rendered: the first part in `message` (if any), the rest as new messages. */
-  const showRendered = async (markdown: string, message?: LiveMessage) => {
+  /**
+   * Shows `markdown` rendered: the first part in `message` (if any), the rest as new messages.
+   * Says whether every part reached the chat, and the ids of the messages that hold it.
+   */
+  const showRendered = async (markdown: string, message?: LiveMessage): Promise<Delivery> => {
     const parts = splitTelegramHtml(markdownToTelegramHtml(markdown));
     const [first, ...rest] = parts;
-    if (first === undefined) return;
-    if (message) await message.settle(first);
-    else await out.send(chatId, first);
-    for (const part of rest) await out.send(chatId, part);
+    const delivery: Delivery = { delivered: true, messageIds: [] };
+    if (first === undefined) return delivery;
+    const note = (ok: boolean, id: number | undefined) => {
+      if (!ok) delivery.delivered = false;
+      if (ok && id !== undefined) delivery.messageIds.push(String(id));
+    };
+    if (message) note(await message.settle(first), message.id());
+    else {
+      const sent = await out.send(chatId, first);
+      note(sent.ok, sent.ok ? sent.messageId : undefined);
+    }
+    for (const part of rest) {
+      const sent = await out.send(chatId, part);
+      note(sent.ok, sent.ok ? sent.messageId : undefined);
+    }
+    return delivery;
   };
   /** The text streamed so far stays, rendered; the next text starts a new message below. */
   const closeSegment = async () => {
@@ -51,7 +66,7 @@ export function turnView({ out, chatId, ownerId, prompts }: TurnViewDeps): TurnV
     segment = undefined;
     if (!open) return;
     await open.message.ready();
-    settling.push(showRendered(open.text, open.message));
+    settling.push(showRendered(open.text, open.message).then(() => {}));
   };
   /** Whatever is already on its way is placed before the next message. */
   const inOrder = async () => {
@@ -60,7 +75,7 @@ export function turnView({ out, chatId, ownerId, prompts }: TurnViewDeps): TurnV
   };
   const showStatus = () => status?.message.update(escapeHtml(statusLine(status.activity)));
 
-  const handle = async (event: OutboundEvent): Promise<void> => {
+  const handle = async (event: OutboundEvent): Promise<Delivery | undefined> => {
     switch (event.type) {
       case 'text_delta': {
         if (!segment) segment = { text: '', message: liveMessage(out, chatId) };
@@ -137,10 +152,12 @@ export function turnView({ out, chatId, ownerId, prompts }: TurnViewDeps): TurnV
         segment = undefined;
         await status?.message.ready();
         // The streamed message becomes the answer: edited, never sent again.
-        if (open || event.text.trim() !== '')
-          await showRendered(event.text || (open?.text ?? ''), open?.message);
+        const shown =
+          open || event.text.trim() !== ''
+            ? await showRendered(event.text || (open?.text ?? ''), open?.message)
+            : undefined;
         replied = true;
-        return;
+        return shown;
       }
       case 'turn_started':
       case 'turn_ended':

@@ -6,10 +6,13 @@ import { checkTelegramCredentials } from '../../adapters/telegram/check-credenti
 import { type Config, loadConfig } from '../../src/config/load.ts';
 import { redact } from '../../src/config/secrets.ts';
 import { type CheckResult, type CheckStatus, checkHostShell, checkModelEndpoint } from '../../src/doctor.ts';
+import { checkSandbox } from '../../src/sandbox/check.ts';
+import { sandboxClient } from '../../src/sandbox/client.ts';
 import { loadMigrations, schemaStatus } from '../../src/store/migrate.ts';
 import { embeddedDbPath, openDb } from '../../src/store/open-db.ts';
 import { findHostShell } from '../host-shell.ts';
 import type { CliIo } from '../io.ts';
+import { stateChecks } from './doctor-state.ts';
 
 const LABEL: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
 
@@ -32,9 +35,12 @@ export async function doctorCommand(io: CliIo): Promise<number> {
     return 1;
   }
 
-  line('database', await checkDatabase(config));
+  const database = await checkDatabase(config);
+  line('database', database.result);
+  for (const [name, result] of database.state) line(name, result);
   const { bash, jail } = await findHostShell(config.hostJail);
   line('shell', checkHostShell(bash, jail, config.hostJail, process.getuid?.() === 0));
+  if (config.sandbox.configured) line('sandbox', await sandboxLine(config));
   const route = config.models.routes.default;
   if (!route)
     line('model', { status: 'fail', detail: 'STEWARD_MODEL is not set; e.g. STEWARD_MODEL=llama3.1:8b' });
@@ -73,9 +79,13 @@ export async function doctorCommand(io: CliIo): Promise<number> {
   return failed ? 1 : 0;
 }
 
-async function checkDatabase(config: Config): Promise<CheckResult> {
+/** The database, and with a current schema the state it holds (spend, questions, digests). */
+async function checkDatabase(
+  config: Config,
+): Promise<{ result: CheckResult; state: Array<[string, CheckResult]> }> {
   if (!config.databaseUrl && !existsSync(embeddedDbPath(config.dataDir))) {
-    return { status: 'ok', detail: `embedded; created at ${embeddedDbPath(config.dataDir)} on first use` };
+    const detail = `embedded; created at ${embeddedDbPath(config.dataDir)} on first use`;
+    return { result: { status: 'ok', detail }, state: [] };
   }
   try {
     const db = await openDb(config);
@@ -83,17 +93,16 @@ async function checkDatabase(config: Config): Promise<CheckResult> {
       const status = await schemaStatus(db, loadMigrations());
       const where = `${db.kind === 'pglite' ? 'embedded ' : ''}${db.location}`;
       if (status.pending.length > 0) {
-        return {
-          status: 'warn',
-          detail: `${where}: ${status.pending.length} migration(s) pending; run steward migrate (start and chat apply them too)`,
-        };
+        const detail = `${where}: ${status.pending.length} migration(s) pending; run steward migrate (start and chat apply them too)`;
+        return { result: { status: 'warn', detail }, state: [] };
       }
-      return { status: 'ok', detail: `${where}: schema ${status.current}/${status.latest}` };
+      const detail = `${where}: schema ${status.current}/${status.latest}`;
+      return { result: { status: 'ok', detail }, state: await stateChecks(db, config) };
     } finally {
       await db.close();
     }
   } catch (error) {
-    return { status: 'fail', detail: (error as Error).message };
+    return { result: { status: 'fail', detail: (error as Error).message }, state: [] };
   }
 }
 
@@ -118,4 +127,20 @@ function isLoopbackUrl(raw: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The sandbox line: a fresh container through sandboxd, as `steward sandbox check` runs it. */
+async function sandboxLine(config: Config): Promise<CheckResult> {
+  const { sandbox } = config;
+  const where = `shell ${sandbox.shell === 'container' ? 'in containers' : 'on the host'}, digests in containers`;
+  const report = await checkSandbox(sandboxClient(sandbox.socket), sandbox);
+  if (report.ok)
+    return {
+      status: 'ok',
+      detail: `sandboxd at ${sandbox.socket}: ${report.image}, uid ${report.uid}, network ${report.network}; ${where}`,
+    };
+  return {
+    status: 'fail',
+    detail: `${report.reason}; shell calls that must run in a container fail until it works`,
+  };
 }

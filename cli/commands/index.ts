@@ -6,6 +6,8 @@ import { fenceEntry } from './fence.ts';
 import { migrateCommand } from './migrate.ts';
 import { netguardCommand } from './netguard.ts';
 import { policyEntry } from './policy.ts';
+import { sandboxEntry } from './sandbox.ts';
+import { sandboxdCommand } from './sandboxd.ts';
 import { skillsCommand } from './skills.ts';
 import { startCommand } from './start.ts';
 
@@ -44,4 +46,9 @@ export const COMMANDS: Record<string, Command> = {
   fence: fenceEntry,
   netguard: netguardCommand,
   policy: policyEntry,
+  sandboxd: {
+    summary: 'run the sandbox daemon (the only holder of the Docker socket) until SIGTERM',
+    run: noArgs('sandboxd', sandboxdCommand),
+  },
+  sandbox: sandboxEntry,
 };

@@ -40,7 +40,18 @@ export function exhaustive(value: never): never {
   throw new Error(`unhandled case: ${JSON.stringify(value)}`);
 }
 
-export type ReplySink = (event: OutboundEvent) => void | Promise<void>;
+/**
+ * What a sink may return for a `reply`: whether every part reached the room, and the platform's
+ * ids of the messages that hold it. Digest runs record it; a sink that returns nothing is taken
+ * as delivered with no ids known.
+ */
+export interface Delivery {
+  delivered: boolean;
+  messageIds: string[];
+}
+
+// biome-ignore lint/suspicious/noConfusingVoidType: most sinks are async functions that return nothing.
+export type ReplySink = (event: OutboundEvent) => void | Promise<void | Delivery | undefined>;
 
 export type TurnEndStatus = 'answered' | 'parked' | 'failed' | 'ended' | 'interrupted';
 
@@ -109,4 +120,6 @@ export interface Channel {
   outbox(room: string): ReplySink | undefined;
   /** The owner's private room on this channel, where failures and notices go; undefined until known. */
   ownerRoom?(): string | undefined;
+  /** One short phrase for /status: how the channel is doing (connected, retrying, …). */
+  health?(): string;
 }

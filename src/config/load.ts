@@ -5,6 +5,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { type Document, isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.ts';
 import { DEFAULT_HOST_JAIL_MODE, type HostJailMode } from '../sandbox/host-jail.ts';
+import { resolveSandbox, type SandboxConfig, type SandboxFileKeys } from '../sandbox/sandbox-config.ts';
 import { type DigestsConfig, resolveDigests } from './digests.ts';
 import { type ModelsConfig, type RouteEntryConfig, resolveModels } from './models.ts';
 import { configFileSchema, ENV_KEYS, FIX_HINTS, type LogLevel, SECRET_FILE_KEYS } from './schema.ts';
@@ -36,6 +37,8 @@ export interface Config {
   hostJail: HostJailMode;
   /** `budget:` spend caps in US dollars over the usage ledger; each absent cap is no cap. */
   budget: BudgetCaps;
+  /** `sandbox.*`: sandboxd's settings; `configured` says whether steward uses it. */
+  sandbox: SandboxConfig;
   /** Literal secret values, for redaction wherever text leaves the process. */
   secrets: string[];
 }
@@ -103,8 +106,8 @@ function load(baseEnv: Env, cwd: string): Config {
       webhook?: { url: string; listen_host?: string; listen_port: number; path?: string };
     };
     matrix?: { homeserver?: string; owner?: string };
-    sandbox?: { host_jail?: HostJailMode };
     budget?: { daily_usd?: number; monthly_usd?: number; per_digest_usd?: number };
+    sandbox?: { host_jail?: HostJailMode } & SandboxFileKeys;
   };
   // Paths from the environment are relative to the working directory; paths from the file, to the file.
   const base = (key: string) => (where(key).startsWith('STEWARD_') || !file ? cwd : dirname(file));
@@ -138,6 +141,14 @@ function load(baseEnv: Env, cwd: string): Config {
       ...(t.budget?.monthly_usd !== undefined ? { monthlyUsd: t.budget.monthly_usd } : {}),
       ...(t.budget?.per_digest_usd !== undefined ? { perDigestUsd: t.budget.per_digest_usd } : {}),
     },
+    sandbox: resolveSandbox(
+      {
+        ...t.sandbox,
+        ...(t.sandbox?.socket ? { socket: resolve(base('sandbox.socket'), t.sandbox.socket) } : {}),
+      },
+      dataDir,
+      workspace,
+    ),
     secrets: [...new Set([...secretValues(env), ...models.secrets])].sort((a, b) => b.length - a.length),
   };
   if (file) config.configFile = file;

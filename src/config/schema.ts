@@ -2,6 +2,7 @@
 // environment only, and a file that names one is refused with a pointer to the variable.
 
 import { HOST_JAIL_MODES } from '../sandbox/host-jail.ts';
+import { SANDBOX_NETWORKS, SANDBOX_SHELL_MODES } from '../sandbox/sandbox-config.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -128,7 +129,16 @@ export const configFileSchema = {
     sandbox: {
       type: 'object',
       additionalProperties: false,
-      properties: { host_jail: { type: 'string', enum: HOST_JAIL_MODES } },
+      properties: {
+        host_jail: { type: 'string', enum: HOST_JAIL_MODES },
+        socket: path,
+        image: { type: 'string', minLength: 1, pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$' },
+        shell: { type: 'string', enum: SANDBOX_SHELL_MODES },
+        network: { type: 'string', enum: SANDBOX_NETWORKS },
+        memory_mb: { type: 'integer', minimum: 16, maximum: 65536 },
+        cpus: { type: 'number', exclusiveMinimum: 0, maximum: 64 },
+        pids: { type: 'integer', minimum: 8, maximum: 32768 },
+      },
     },
     budget: {
       type: 'object',
@@ -157,6 +167,9 @@ export const ENV_KEYS: ReadonlyArray<{ env: string; path: readonly string[]; int
   { env: 'STEWARD_MATRIX_HOMESERVER', path: ['matrix', 'homeserver'] },
   { env: 'STEWARD_MATRIX_OWNER', path: ['matrix', 'owner'] },
   { env: 'STEWARD_SANDBOX_HOST_JAIL', path: ['sandbox', 'host_jail'] },
+  { env: 'STEWARD_SANDBOX_SOCKET', path: ['sandbox', 'socket'] },
+  { env: 'STEWARD_SANDBOX_IMAGE', path: ['sandbox', 'image'] },
+  { env: 'STEWARD_SANDBOX_SHELL', path: ['sandbox', 'shell'] },
 ];
 
 /** Keys an operator might put in the file that must live in the environment instead. */
@@ -202,6 +215,14 @@ export const FIX_HINTS: Readonly<Record<string, string>> = {
   'loop.grant_ttl_hours': 'use hours up to 168, e.g. 12',
   'loop.permission_timeout_s': 'use seconds from 10, e.g. 1800 (30 minutes)',
   'sandbox.host_jail': `use one of ${HOST_JAIL_MODES.join(', ')}: auto jails shell on the host when bubblewrap works, required refuses to run it unjailed`,
+  'sandbox.socket': "give the path of sandboxd's Unix socket, e.g. ./data/sandboxd.sock",
+  'sandbox.image':
+    'name an image that exists on the Docker engine, e.g. steward-sandbox:latest (scripts/build-sandbox-image.sh builds it)',
+  'sandbox.shell': `use one of ${SANDBOX_SHELL_MODES.join(', ')}: where chat's shell runs`,
+  'sandbox.network': `use one of ${SANDBOX_NETWORKS.join(', ')} (default none)`,
+  'sandbox.memory_mb': 'use megabytes from 16, e.g. 512',
+  'sandbox.cpus': 'use a number of CPUs, e.g. 1 or 0.5',
+  'sandbox.pids': 'use a process count from 8, e.g. 128',
   digests: 'map a digest id to {cron, timezone, channel, room, and prompt or skill}',
   digest_catch_up_minutes: 'use minutes up to 10080, e.g. 60: a fire missed by less runs late, once',
 };

@@ -9,7 +9,7 @@ import type { GrantStore, PermissionGate } from '../permissions/gate.ts';
 import type { Db } from '../store/db.ts';
 import { sessionGrants } from '../store/grants.ts';
 import { permissionRequests } from '../store/permission-requests.ts';
-import { type Session, sessionLog } from '../store/session-log.ts';
+import { sessionLog } from '../store/session-log.ts';
 import { recordUsage } from '../store/usage-ledger.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { approvals } from './approvals.ts';
@@ -49,6 +49,10 @@ export interface AssistantDeps {
   skillIndex?: string;
   /** Spend caps over the usage ledger; none by default. */
   budget?: BudgetCaps;
+  /** For /status. */
+  version?: string;
+  /** Where shell calls run (the shell tool must be given the same sandbox). */
+  sandbox?: LoopDeps['sandbox'];
   now?: () => Date;
 }
 
@@ -107,6 +111,7 @@ function composeCore(deps: AssistantDeps): Core {
     outputs: deps.outputs ?? outputStore(db, now, limits.offload.retentionMs),
     ...(deps.sensitiveRoute ? { sensitiveRoute: deps.sensitiveRoute } : {}),
     skillIndex: deps.skillIndex ?? '',
+    ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
     router: {
       retries: deps.retry?.retries ?? DEFAULT_RETRY.retries,
       backoffMs: deps.retry?.backoffMs ?? DEFAULT_RETRY.backoffMs,
@@ -144,6 +149,9 @@ function composeCore(deps: AssistantDeps): Core {
     runner: turnRunner(),
     budget: spending,
     owner: { notify: async (text) => log.warn(`for the owner (no channel yet): ${text}`) },
+    version: deps.version ?? 'unknown',
+    startedAt: now(),
+    statusLines: async () => [],
     ...(deps.digestCommand ? { digestCommand: deps.digestCommand } : {}),
   };
 }

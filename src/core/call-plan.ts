@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ToolCall } from '../gateway/types.ts';
 import type { Verdict } from '../permissions/gate.ts';
 import { approves, type Decision } from '../permissions/vocabulary.ts';
+import { shellRunsIn } from '../sandbox/sandbox-config.ts';
 import type { Tool } from '../tools/types.ts';
 import { egressContext } from './egress-context.ts';
 import type { AskedEvent, TurnState } from './turn-state.ts';
@@ -58,6 +59,8 @@ export async function planCall(
     tool: call.name,
     args,
     egress: egressContext(log.events),
+    ...(call.name === 'shell' ? { runsIn: shellRunsIn(deps.sandbox, turn.unattended) } : {}),
+    ...(turn.unattended ? { unattended: true } : {}),
   });
   switch (verdict.verdict) {
     case 'allow':

@@ -10,6 +10,7 @@ export const HELP = [
   '/research <question> – answer from evidence gathered with tools',
   '/cost – model usage and cost today and in this session',
   '/grants – what you allowed for this session; /revoke <id>|all takes it back',
+  '/status – channels, database, questions waiting, turns, digests, spend, memory',
   "/budget – spend against the caps; /budget daily <dollars> changes today's cap",
   '/digest add|list|pause|resume|remove|run – scheduled digests (/digest help)',
   '/help – this list',

@@ -25,6 +25,10 @@ export interface Core {
   budget: Budget;
   /** Tells the owner in their private room; set by `start` (until then, only logged). */
   owner: { notify(text: string): Promise<void> };
+  version: string;
+  startedAt: Date;
+  /** Lines the composition root adds to /status (channels, digests); set by `start`. */
+  statusLines(): Promise<string[]>;
   digestCommand?: (text: string, from: { channel: string; room: string }) => Promise<string | undefined>;
 }
 

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { HandleHooks, InboundMessage, ReplySink } from '../channel/port.ts';
 import { answerCommand } from './commands.ts';
 import { type Core, driveIn, isOwner, UNATTENDED_SENDER } from './core.ts';
+import { statusReport } from './status.ts';
 import type { TurnStatus } from './turn-types.ts';
 
 export function handleMessage(
@@ -22,6 +23,13 @@ export function handleMessage(
     accept();
     core.log.info({ channel: message.channel }, 'ignored a message from someone other than the owner');
     return Promise.resolve();
+  }
+  // Answered outside the room's queue: it works while a turn runs there, and needs no model.
+  if (/^\/status\s*$/.test(message.text.trim())) {
+    accept();
+    return statusReport(core).then(async (text) => {
+      await sink({ type: 'reply', text });
+    });
   }
   const work = core.runner.inRoom(message.channel, message.room, (signal) =>
     takeMessage(core, message, sink, accept, signal),

@@ -21,6 +21,8 @@ export interface Lifecycle {
     services?: Array<() => Promise<Service>>;
     /** Tells the owner in their private room (budget notices of unattended turns, the watchdog). */
     notifyOwner?(text: string): Promise<void>;
+    /** Lines for /status: channels and their health, digests. */
+    statusLines?(): Promise<string[]>;
   }): Promise<void>;
   /** Resolves once running turns have wound down (or the grace period passed) and services stopped. */
   stop(): Promise<void>;
@@ -41,9 +43,10 @@ export function lifecycle(core: Core): Lifecycle & { online(channel: string): Pr
       recovered.add(channel);
       await queueRecovery(core, outbox, channel);
     },
-    async start({ outbox: posts, services: starters = [], notifyOwner }) {
+    async start({ outbox: posts, services: starters = [], notifyOwner, statusLines }) {
       outbox = posts;
       if (notifyOwner) core.owner.notify = notifyOwner;
+      if (statusLines) core.statusLines = statusLines;
       const sweep = () =>
         expireOverdue(core, posts).catch((error: Error) => {
           core.log.warn(`could not expire overdue questions: ${error.message}`);

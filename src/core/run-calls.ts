@@ -66,6 +66,7 @@ async function runOne(deps: LoopDeps, turn: TurnContext, log: TurnLog, plan: Run
       log: deps.log,
       now: deps.now,
       network: mayReachNetwork(plan),
+      unattended: turn.unattended,
     },
     tool.timeoutMs ?? deps.limits.toolTimeoutMs,
   );

@@ -6,6 +6,7 @@ import type { Limits } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import type { OutputStore } from '../offload/output-store.ts';
 import type { PermissionGate } from '../permissions/gate.ts';
+import type { SandboxConfig } from '../sandbox/sandbox-config.ts';
 import type { Db } from '../store/db.ts';
 import type { Session, SessionLog } from '../store/session-log.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -31,6 +32,8 @@ export interface LoopDeps {
   skillIndex: string;
   /** Before each model step: a reason to stop here (a digest over its own spend cap), or none. */
   stepGuard?: () => Promise<string | undefined>;
+  /** The configured sandbox, so the chain knows where a shell call will run. */
+  sandbox?: Pick<SandboxConfig, 'shell' | 'configured'>;
 }
 
 export interface TurnContext {

@@ -2,6 +2,7 @@
 // policy guard (deny) → exempt tools (allow) → danger classifier (shell) → standing grants
 // (never score 3) → ask the owner.
 import { resolve } from 'node:path';
+import { relaxForContainer } from './container-relax.ts';
 import { commandHosts, fetchHost, UNTAINTED, unknownHosts } from './egress.ts';
 import {
   EXEMPT_TOOLS,
@@ -23,6 +24,8 @@ export interface ChainOptions {
   grants: GrantStore;
   /** Tools that skip the classifier, grants and asking, by exact name. Default EXEMPT_TOOLS. */
   exempt?: ReadonlySet<string>;
+  /** The network sandbox containers get; only under `none` does a container relax the classifier. */
+  sandboxNetwork?: 'none' | 'bridge';
 }
 
 /** Programs a grant may never name: they run anything, so a grant on them would cover anything. */
@@ -71,7 +74,7 @@ export function permissionChain(options: ChainOptions): PermissionGate {
     async judge(call) {
       const { tool, args } = call;
       if (tool === 'shell') {
-        const verdict = await judgeShellCall(call.sessionId, args.command);
+        const verdict = await judgeShellCall(call, args.command);
         if (typeof args.command !== 'string') return verdict;
         return egressGate(call, commandHosts(args.command), verdict);
       }
@@ -165,12 +168,26 @@ export function permissionChain(options: ChainOptions): PermissionGate {
     };
   }
 
+  function containerVerdict(call: PermissionCall, relaxed: Verdict): Promise<Verdict> {
+    return containerVerdictWith(grants, call, relaxed);
+  }
+
   /** One parse per judgement: the verdict carries the grant key, so a grant never parses again. */
-  async function judgeShellCall(sessionId: string, command: unknown): Promise<Verdict> {
+  async function judgeShellCall(call: PermissionCall, command: unknown): Promise<Verdict> {
+    const { sessionId } = call;
     if (typeof command !== 'string' || command.length > MAX_JUDGED_LENGTH || command.trim() === '') {
       return judgeShell(command as string, workspace);
     }
     const { verdict, analysis } = safely(command, workspace);
+    if (analysis && call.runsIn === 'container' && options.sandboxNetwork === 'none') {
+      const relaxed = relaxForContainer({
+        verdict,
+        command,
+        segments: analysis.classification.segments,
+        otherScopes: grantScopes,
+      });
+      if (relaxed) return containerVerdict(call, relaxed);
+    }
     if (verdict.verdict !== 'ask' || verdict.score >= 3 || !analysis) return verdict;
     const { segments } = analysis.classification;
     const scopes = grantScopes(segments);
@@ -191,6 +208,43 @@ export function permissionChain(options: ChainOptions): PermissionGate {
       grant: key,
     };
   }
+}
+
+/**
+ * A relaxed container verdict: allowed when the session's grants cover it; in an unattended turn
+ * that has read nothing from outside, allowed too (the owner's own digest prompt asked for it, and
+ * nobody is there to grant it); otherwise it asks at score 2.
+ */
+async function containerVerdictWith(
+  grants: GrantStore,
+  call: PermissionCall,
+  relaxed: Verdict,
+): Promise<Verdict> {
+  const key = relaxed.grant;
+  if (key?.kind === 'shell') {
+    let covered = true;
+    for (const { scope, score } of key.scopes) {
+      if (!(await grants.covers(call.sessionId, 'shell', score, scope))) covered = false;
+    }
+    if (covered) {
+      const names = key.scopes.map(({ scope }) => describeScope(scope)).join(', ');
+      return {
+        ...relaxed,
+        verdict: 'allow',
+        layer: 'grant',
+        rationale: `you allowed ${names} in the sandbox for this session`,
+      };
+    }
+  }
+  if (call.unattended && !(call.egress ?? UNTAINTED).tainted) {
+    return {
+      ...relaxed,
+      verdict: 'allow',
+      layer: 'classifier',
+      rationale: `${relaxed.rationale}; unattended and untainted, so it runs there`,
+    };
+  }
+  return relaxed;
 }
 
 /** The grants table's tool for "this host for the session"; the host is its program column. */

@@ -46,6 +46,10 @@ export interface PermissionCall {
   args: Record<string, unknown>;
   /** What the session's log says about egress; absent means untainted (nothing outside read yet). */
   egress?: EgressContext;
+  /** Where a shell call will run; absent means the host. Only a container may relax the classifier. */
+  runsIn?: 'host' | 'container';
+  /** Nobody is there to ask (a scheduled digest). */
+  unattended?: boolean;
 }
 
 export interface PermissionGate {

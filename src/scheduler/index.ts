@@ -5,6 +5,7 @@ import type { ReplySink } from '../channel/port.ts';
 import type { DigestConfig } from '../config/digests.ts';
 import type { Assistant } from '../core/assistant.ts';
 import { ConfigError } from '../errors.ts';
+import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import type { Db } from '../store/db.ts';
 import { skillPrompt } from './command.ts';
@@ -15,7 +16,12 @@ import { DEFAULT_LEASE_TICK_MS, leaseEngine } from './engine-lease.ts';
 import { pgBossEngine } from './engine-pg-boss.ts';
 import { type DigestCommandContext, handleDigestCommand } from './handle-command.ts';
 import { digestRunner } from './runner.ts';
+import { digestStatus } from './status.ts';
 import { digestStore } from './store.ts';
+import { digestWatchdog } from './watchdog.ts';
+
+/** How often the watchdog looks for undelivered fires. */
+const WATCHDOG_EVERY_MS = 60_000;
 
 export { DIGEST_HELP } from './command.ts';
 export { DEFAULT_CATCH_UP_MS } from './decide.ts';
@@ -45,6 +51,8 @@ export interface SchedulerOptions {
   leaseTickMs?: number;
   /** pg-boss tuning, e.g. polling intervals. */
   bossOptions?: Partial<ConstructorOptions>;
+  /** A fire with no delivered post this long after it was due is reported. */
+  graceMs?: number;
 }
 
 export interface Scheduler {
@@ -55,6 +63,10 @@ export interface Scheduler {
   idle(): Promise<void>;
   /** Stops firing and waits for runs in progress. Leaves the database open. */
   stop(): Promise<void>;
+  /** Reports fires past their grace without a delivered post (it also runs every minute). */
+  watchdog(): Promise<number>;
+  /** One line per digest for /status: its next fire and its last run. */
+  status(): Promise<string[]>;
 }
 
 /** Syncs config digests, starts the engine, and catches up on fires missed while stopped. */
@@ -103,6 +115,19 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
   }
   await engine.start();
   log.info({ engine: engine.name, channels }, 'digest scheduler started');
+  const watchdog = digestWatchdog({
+    db,
+    log,
+    now,
+    graceMs: options.graceMs ?? DEFAULT_LIMITS.digestGraceMs,
+    ownerSink: options.ownerSink,
+  });
+  const watch = () =>
+    watchdog.check().catch((error: Error) => {
+      log.warn(`digest watchdog: ${error.message}`);
+      return 0;
+    });
+  const watching = clock.setInterval(() => void watch(), WATCHDOG_EVERY_MS);
   // Fires missed while no steward ran: within the window they run now, once; older ones are skipped.
   await runner.sweep(channels);
 
@@ -127,9 +152,12 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
       await runner.idle();
     },
     async stop() {
+      clock.clearInterval(watching);
       await engine.stop();
       await runner.idle();
     },
+    watchdog: watch,
+    status: () => digestStatus(db),
   };
 }
 

@@ -8,6 +8,7 @@ import type { Db } from '../store/db.ts';
 import { formatFire, nextFire } from './cron.ts';
 import { decideFire, type MissedFires } from './decide.ts';
 import { digestStore, type Schedule } from './store.ts';
+import { claimNotice } from './watchdog.ts';
 
 export interface RunnerDeps {
   db: Db;
@@ -113,9 +114,14 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
       // Only the final reply reaches the room: tool activity and error notices are for the owner.
       const sink: ReplySink = async (event: OutboundEvent) => {
         if (event.type === 'reply') {
-          const delivered: unknown = await target(event);
+          const delivery = await target(event);
+          // A channel that says its post did not reach the room has not delivered it.
+          if (delivery && !delivery.delivered) {
+            errors.unshift(`the channel did not deliver the post to ${channel}:${room}`);
+            return;
+          }
           posted++;
-          messageIds.push(...postedIds(delivered));
+          messageIds.push(...(delivery?.messageIds ?? []));
         } else if (event.type === 'notice' && event.level === 'error') {
           errors.push(event.text);
         }
@@ -139,7 +145,8 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
       detail: failure ?? null,
       at: deps.now(),
     });
-    if (failure) {
+    // Whoever marks the run reported tells the owner: this runner now, or the watchdog later.
+    if (failure && (await claimNotice(deps.db, runId, deps.now()))) {
       log.warn({ digest: schedule.id, failure }, 'digest run failed');
       const when = `${formatFire(fireAt, schedule.timezone)} (${schedule.timezone})`;
       const upcoming = next ? ` Next run: ${formatFire(next, schedule.timezone)}.` : '';
@@ -178,13 +185,4 @@ function missedText(schedule: Schedule, missed: MissedFires, windowMs: number): 
       ? `its run at ${formatFire(missed.last, zone)} (${zone})`
       : `${missed.more ? 'more than ' : ''}${missed.count} runs, from ${formatFire(missed.first, zone)} to ${formatFire(missed.last, zone)} (${zone})`;
   return `Digest ${schedule.id} missed ${runs} while steward was not running; skipped, as it is more than ${window} late.`;
-}
-
-/** Ids of posted messages, for a channel whose outbox reports them (`{ messageIds }` or `{ messageId }`). */
-function postedIds(delivered: unknown): string[] {
-  if (typeof delivered !== 'object' || delivered === null) return [];
-  const { messageIds, messageId } = delivered as { messageIds?: unknown; messageId?: unknown };
-  if (Array.isArray(messageIds)) return messageIds.map(String);
-  if (typeof messageId === 'string' || typeof messageId === 'number') return [String(messageId)];
-  return [];
 }

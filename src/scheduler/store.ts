@@ -205,8 +205,8 @@ export function digestStore(db: Db) {
         if (moved.rows.length === 0) return undefined;
         if (input.skipped) {
           await tx.query(
-            `insert into digest_runs (schedule_id, fire_at, trigger, outcome, detail, started_at, finished_at)
-             values ($1, $2, 'schedule', 'skipped', $3, $4, $4)`,
+            `insert into digest_runs (schedule_id, fire_at, trigger, outcome, detail, started_at, finished_at, notified_at)
+             values ($1, $2, 'schedule', 'skipped', $3, $4, $4, $4)`,
             [input.id, input.skipped.fireAt, input.skipped.detail, input.at],
           );
         }
@@ -243,7 +243,8 @@ export function digestStore(db: Db) {
     ): Promise<void> {
       await db.query(
         `update digest_runs set outcome = $2, session_id = $3, posted = $4, message_ids = $5,
-                detail = $6, finished_at = $7
+                detail = $6, finished_at = $7,
+                delivered_at = case when $2 = 'posted' and $4 > 0 then $7::timestamptz end
          where id = $1`,
         [
           runId,

@@ -158,6 +158,16 @@ export function permissionRequests(db: Db) {
       return rows.rows.map(toRequest);
     },
 
+    /** Every pending request within its deadline, oldest first (for /status). */
+    async allWaiting(now: Date): Promise<PermissionRequest[]> {
+      const rows = await db.query<Row>(
+        `select ${COLUMNS} from permission_requests
+         where status = 'pending' and expires_at > $1 order by created_at, id`,
+        [now],
+      );
+      return rows.rows.map(toRequest);
+    },
+
     /** Pending requests of one session still within their deadline, oldest first. */
     async waiting(sessionId: string, now: Date): Promise<PermissionRequest[]> {
       const rows = await db.query<Row>(

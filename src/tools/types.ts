@@ -13,6 +13,8 @@ export interface ToolContext {
    * chain let through on its own may not. Tools that run commands open the network only then.
    */
   network?: boolean;
+  /** Nobody watches this turn (a scheduled digest): the shell then runs in the sandbox when there is one. */
+  unattended?: boolean;
 }
 
 /**

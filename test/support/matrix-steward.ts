@@ -3,6 +3,7 @@
 
 import { join } from 'node:path';
 import { type MatrixChannel, matrixChannel } from '../../adapters/matrix/matrix-channel.ts';
+import { packageVersion } from '../../cli/version.ts';
 import { createAssistant } from '../../src/core/assistant.ts';
 import { openAiCompatible } from '../../src/gateway/openai-compatible.ts';
 import { createLogger } from '../../src/log.ts';
@@ -70,6 +71,7 @@ export async function startSteward(
     },
     tools: createToolRegistry([shellTool, createRetrieveOutputTool(outputs)]),
     retry: { retries: 0 },
+    version: packageVersion(),
   });
   const channel = matrixChannel({
     homeserver: env.homeserver,

@@ -2,16 +2,20 @@ import { spawn } from 'node:child_process';
 import { mkdir, realpath } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { resolve } from 'node:path';
+import type { SandboxClient } from '../../sandbox/client.ts';
 import {
   DEFAULT_HOST_JAIL_MODE,
   type HostJailMode,
   type JailStatus,
   probeJail,
 } from '../../sandbox/host-jail.ts';
+import { type SandboxConfig, shellRunsIn } from '../../sandbox/sandbox-config.ts';
 import { type BashStatus, dialectEnv, resolveBash } from '../../sandbox/shell-dialect.ts';
 import { type Isolation, isolationNote, shellInvocation } from '../../sandbox/shell-invocation.ts';
 import type { Tool, ToolContext } from '../types.ts';
 import { ToolInputError } from '../types.ts';
+import { runInContainer } from './shell-container.ts';
+import { type Captured, collector, formatBytes, resultParts } from './shell-output.ts';
 import { groupAlive, signalGroup, sleep, waitFor } from './shell-process.ts';
 
 export type ShellArgs = {
@@ -36,6 +40,11 @@ export interface ShellToolOptions {
   extraEnv?: Readonly<Record<string, string>>;
   /** Host paths bound read-only inside the jail besides the system folders, e.g. a toolchain in /opt. */
   readOnlyPaths?: readonly string[];
+  /**
+   * The configured sandbox: calls that must run in a container go through sandboxd (unattended
+   * turns always, chat's with `sandbox.shell: container`); when it is unreachable they fail.
+   */
+  sandbox?: { config: Pick<SandboxConfig, 'shell' | 'configured'>; client: SandboxClient };
 }
 
 /**
@@ -75,23 +84,6 @@ function signalHint(code: number, isolation: Isolation): string {
   return name ? ` (128 + ${name}: the command was likely killed by that signal)` : '';
 }
 
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  if (n < 1024 * 1024) return `${n} bytes (${Math.round((n / 1024) * 10) / 10} KiB)`;
-  return `${n} bytes (${Math.round((n / 1024 / 1024) * 10) / 10} MiB)`;
-}
-
-interface Captured {
-  chunks: Buffer[];
-  dropped: number;
-}
-
-function section(label: string, stream: Captured): string {
-  const text = Buffer.concat(stream.chunks).toString('utf8');
-  if (text === '' && stream.dropped === 0) return `--- ${label}: (empty) ---`;
-  return `--- ${label} ---\n${text.endsWith('\n') ? text.slice(0, -1) : text}`;
-}
-
 export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs> {
   const maxOutput = options.maxOutputBytes ?? SHELL_DEFAULT_MAX_OUTPUT_BYTES;
   const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
@@ -122,6 +114,16 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
     if (ctx.signal.aborted) return 'cancelled before the command started; nothing ran';
 
     await mkdir(resolve(ctx.workspace), { recursive: true });
+    const where = shellRunsIn(options.sandbox?.config, ctx.unattended === true);
+    if (where === 'container' && options.sandbox) {
+      return runInContainer(options.sandbox.client, {
+        command,
+        timeoutS,
+        workspace: await realpath(resolve(ctx.workspace)),
+        maxOutput,
+        signal: ctx.signal,
+      });
+    }
     // The jail binds the real path; HOME and the working directory are that same path inside.
     const workspace = await realpath(resolve(ctx.workspace));
     const { bash, jail } = await hostShell();
@@ -154,20 +156,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
 
     const out: Captured = { chunks: [], dropped: 0 };
     const err: Captured = { chunks: [], dropped: 0 };
-    let kept = 0;
-    const collect = (into: Captured) => (chunk: Buffer) => {
-      const room = maxOutput - kept;
-      if (chunk.length <= room) {
-        into.chunks.push(chunk);
-        kept += chunk.length;
-        return;
-      }
-      if (room > 0) {
-        into.chunks.push(chunk.subarray(0, room));
-        kept += room;
-      }
-      into.dropped += chunk.length - Math.max(0, room);
-    };
+    const collect = collector(maxOutput);
     child.stdout.on('data', collect(out));
     child.stderr.on('data', collect(err));
 
@@ -234,17 +223,11 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
         head = `exit ${status.code}${signalHint(status.code, invocation.isolation)}`;
       else head = `killed by signal ${status.signal ?? 'unknown'}`;
 
-      const parts = [head, section('stdout', out), section('stderr', err)];
-      const dropped = out.dropped + err.dropped;
-      if (dropped > 0) {
-        parts.push(
-          `[output capped: kept the first ${formatBytes(maxOutput)} of stdout and stderr together; ` +
-            `dropped ${formatBytes(dropped)} more (stdout ${out.dropped}, stderr ${err.dropped}). ` +
-            'Narrow the command (head, tail, grep, a redirect to a file) to see the rest.]',
-        );
-      }
+      const parts = resultParts(head, out, err, maxOutput);
       const note = isolationNote(invocation.isolation, mode);
       if (note) parts.push(note);
+      // With a sandbox configured, say that this one did not use it.
+      if (options.sandbox?.config.configured) parts.push('[ran on the host: sandbox.shell is host]');
       return parts.join('\n');
     } finally {
       clearTimeout(timer);
