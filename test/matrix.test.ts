@@ -343,8 +343,8 @@ describe.skipIf(!env)('Matrix channel against Synapse', () => {
     expect(texts.filter((t) => t === 'Removed after the restart.')).toHaveLength(1);
   });
 
-  it('answers a message in an encrypted room with a notice, once', async () => {
-    const { botId } = await start([]);
+  it('with encryption off, a message in an encrypted room gets a notice in the direct room, once, nothing in clear there', async () => {
+    const { botId, directRoom } = await start([]);
     const room = await owner.createRoom({ invite: [botId], encrypted: true });
     await owner.waitFor(
       room,
@@ -360,12 +360,15 @@ describe.skipIf(!env)('Matrix channel against Synapse', () => {
       device_id: 'D',
     };
     await owner.sendEvent(room, 'm.room.encrypted', ciphertext);
-    const notice = await waitForBot(room, 'the notice', (ms) => ms.find((m) => m.msgtype === 'm.notice'));
+    const notice = await waitForBot(directRoom, 'the notice', (ms) =>
+      ms.find((m) => m.msgtype === 'm.notice' && String(m.body).includes(room)),
+    );
     expect(notice.body).toContain('end-to-end encrypted');
-    expect(notice.body).toContain('unavailable');
+    expect(notice.body).toContain('cannot read it');
     await owner.sendEvent(room, 'm.room.encrypted', ciphertext);
     await sleep(1500);
-    expect((await botMessages(room)).filter((m) => m.msgtype === 'm.notice')).toHaveLength(1);
+    expect((await botMessages(directRoom)).filter((m) => String(m.body).includes(room))).toHaveLength(1);
+    expect(await botMessages(room)).toEqual([]);
     expect(model?.requests).toHaveLength(0);
   });
 });

@@ -119,14 +119,14 @@ describe('grant scopes', () => {
   const scopes = (command: string) => grantScopes(analyzeShell(command, WS).classification.segments);
 
   it('name the program and subcommand, never a shell, an interpreter, env, sudo or git as a whole', () => {
-    expect(scopes('git add a')).toEqual([{ program: 'git', subcommand: 'add' }]);
-    expect(scopes('git stash pop')).toEqual([{ program: 'git', subcommand: 'stash pop' }]);
-    expect(scopes('timeout 5 mv a b')).toEqual([{ program: 'mv', subcommand: null }]);
+    expect(scopes('git add a')).toEqual([{ program: 'git', subcommand: 'add', target: null }]);
+    expect(scopes('git stash pop')).toEqual([{ program: 'git', subcommand: 'stash pop', target: null }]);
+    expect(scopes('timeout 5 mv a b')).toEqual([{ program: 'mv', subcommand: null, target: null }]);
     expect(scopes('mkdir a && mv a b && ls')).toEqual([
-      { program: 'mkdir', subcommand: null },
-      { program: 'mv', subcommand: null },
+      { program: 'mkdir', subcommand: null, target: null },
+      { program: 'mv', subcommand: null, target: null },
     ]);
-    expect(scopes('find . -exec grep -l x {} +')).toEqual([{ program: 'find', subcommand: '-exec grep' }]);
+    expect(scopes('find . -exec mv {} x \\;')).toEqual([{ program: 'find', subcommand: '-exec mv', target: null }]);
     for (const command of [
       'env',
       'sh -c ls',
@@ -194,8 +194,10 @@ describe('session grants on PGlite', () => {
 
   it('never covers score 3, even of a granted program', async () => {
     await approve(shell(session, 'curl https://example.com'));
-    expect(await chain.judge(shell(session, 'curl https://example.org'))).toMatchObject({ verdict: 'allow' });
-    expect(await chain.judge(shell(session, 'curl -o page.html https://example.org'))).toMatchObject({
+    // The grant is for that host: another page there runs, another host asks again.
+    expect(await chain.judge(shell(session, 'curl https://example.com/b'))).toMatchObject({ verdict: 'allow' });
+    expect(await chain.judge(shell(session, 'curl https://example.org'))).toMatchObject({ verdict: 'ask' });
+    expect(await chain.judge(shell(session, 'curl -o page.html https://example.com'))).toMatchObject({
       verdict: 'ask',
       score: 3,
     });

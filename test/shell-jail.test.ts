@@ -1,4 +1,5 @@
 // The host jail and the dialect with real processes: what a command can see, write and reach.
+
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log.ts';
+import { shellSafetyEnv } from '../src/permissions/home-config.ts';
 import { type JailStatus, probeJail } from '../src/sandbox/host-jail.ts';
 import { type BashStatus, resolveBash } from '../src/sandbox/shell-dialect.ts';
 import {
@@ -120,9 +122,11 @@ describe.each(['bwrap', 'unshare'] as const)('jail %s: steward itself is out of 
     const result = await run(jailed(kind), { command: 'env' });
     expect(result).not.toContain(planted);
     expect(result).not.toMatch(/STEWARD_/);
+    const safety = new Set(Object.keys(shellSafetyEnv()));
     const names = stdout(result)
       .split('\n')
-      .map((line) => line.split('=')[0]);
+      .map((line) => line.split('=')[0] as string)
+      .filter((name) => !safety.has(name));
     for (const name of names) expect(name).toMatch(/^(PATH|LANG|LC_\w+|TERM|TZ|HOME|PWD|SHLVL|_|OLDPWD)$/);
     expect(result).toContain('TERM=dumb');
   });

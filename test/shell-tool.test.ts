@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log.ts';
+import { shellSafetyEnv } from '../src/permissions/home-config.ts';
 import {
   createShellTool,
   SHELL_DEFAULT_MAX_OUTPUT_BYTES,
@@ -149,12 +150,14 @@ describe('shell: the environment is scrubbed', () => {
   it('env shows only the allowlist, with HOME the workspace', async () => {
     const result = await run({ command: 'env' });
     expect(result).not.toContain('planted-secret');
-    expect(result).not.toMatch(/STEWARD_|TOKEN|SECRET|KEY/);
     const stdout = result.split('--- stdout ---\n')[1]?.split('\n--- stderr')[0] ?? '';
-    const names = stdout
-      .split('\n')
-      .map((line) => line.split('=')[0] as string)
-      .filter((n) => n !== '');
+    // Besides the allowlist, only steward's own safety settings (git, curl, wget, pagers).
+    const safety = new Set(Object.keys(shellSafetyEnv()));
+    const lines = stdout.split('\n').filter((line) => line !== '');
+    expect(lines.filter((line) => !safety.has(line.split('=')[0] as string)).join('\n')).not.toMatch(
+      /STEWARD_|TOKEN|SECRET|KEY/,
+    );
+    const names = lines.map((line) => line.split('=')[0] as string).filter((n) => !safety.has(n));
     const allowed = /^(PATH|LANG|LC_\w+|TERM|TZ|HOME|PWD|SHLVL|_|OLDPWD)$/; // PWD, SHLVL, _ are set by sh itself
     for (const name of names) expect(name).toMatch(allowed);
     expect(names).toContain('PATH');

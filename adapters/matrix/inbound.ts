@@ -12,6 +12,7 @@ import {
   stripReplyFallback,
   translateCommand,
 } from './commands.ts';
+import { classifyDirectInvite, type PrivateRoom } from './direct-room.ts';
 import type { E2eeStatus } from './load-sdk.ts';
 import type { MatrixOps } from './matrix-ops.ts';
 import { decidedContent, outcomeLine } from './prompt-text.ts';
@@ -24,8 +25,14 @@ export const MATRIX_CHANNEL = 'matrix';
 export interface InboundDeps {
   assistant: ChannelPort;
   owner: string;
-  directRoom: string;
+  /** The bot's own user id. */
+  botId: string;
+  privateRoom: PrivateRoom;
   e2ee: E2eeStatus;
+  /** The bot decrypts (its crypto is running), not just that the library loaded. */
+  decrypts: boolean;
+  /** The bot's device, for the owner to verify, when its crypto runs. */
+  device: { id: string; ed25519: string } | undefined;
   ops: MatrixOps;
   state: MatrixStateStore;
   log: Logger;
@@ -37,6 +44,26 @@ export interface InboundDeps {
 }
 
 type Start = () => Promise<unknown>;
+
+/**
+ * Whether an owner's event that arrived in clear is acted on. Pure. In an encrypted room no client
+ * sends a message in clear, so one that arrives so is ignored (only a homeserver could have made
+ * it). Reactions are the exception: matrix-js-sdk, and so Element, sends m.reaction in clear even in
+ * encrypted rooms, so requiring them encrypted would make ✅ unusable. Accepting one trusts the
+ * homeserver as much as the encrypted path does: the bot does not verify the owner's devices, so
+ * which devices are the owner's is the homeserver's word either way. Typed answers ("once",
+ * "deny") in an encrypted room are encrypted, and always work.
+ */
+export function clearEventPolicy(event: {
+  type: string;
+  roomEncrypted: boolean;
+  decrypted: boolean;
+}): 'accept' | 'ignore' {
+  if (event.decrypted || !event.roomEncrypted) return 'accept';
+  if (event.type === 'm.reaction') return 'accept';
+  if (event.type === 'm.room.encrypted') return 'accept';
+  return 'ignore';
+}
 const ACTED_ON = new Set(['m.room.message', 'm.reaction', 'm.room.encrypted']);
 
 export function inboundRouter(deps: InboundDeps) {
@@ -101,7 +128,7 @@ export function inboundRouter(deps: InboundDeps) {
         await ops.send(prompt.promptRoom, { msgtype: 'm.notice', body: result.text });
     }
     if (!explicit && prompts.length > 1) {
-      await ops.send(deps.directRoom, {
+      await ops.send(await deps.privateRoom.ensure(), {
         msgtype: 'm.notice',
         body: 'No question was still waiting; nothing was run.',
       });
@@ -168,26 +195,69 @@ export function inboundRouter(deps: InboundDeps) {
     });
   };
 
-  /** Without E2EE the bot cannot read an encrypted room: it says so once per room, not silence. */
+  /**
+   * An event the bot could not decrypt. With its crypto running, each one gets a notice saying what
+   * the owner can do (nothing reaches the model); without it, the room is unreadable and says so
+   * once, not silence.
+   */
   const onEncrypted = (room: string) =>
     lane(room, async () => {
+      if (deps.decrypts) {
+        const device = deps.device;
+        const body = [
+          '🔒 I could not decrypt your last message, so I did not act on it.',
+          'Usually its key had not reached me yet (sent before I joined, or your client does not share keys with unverified sessions).',
+          'Send it again; if this keeps happening, allow sending to unverified sessions in your client or verify my session',
+          device ? `${device.id} (key ${device.ed25519}).` : '.',
+        ].join(' ');
+        return () => ops.send(room, { msgtype: 'm.notice', body });
+      }
       const key = `encrypted_notice:${room}`;
       if (await state.get(key)) return undefined;
       await state.set(key, new Date().toISOString());
-      const body = deps.e2ee.available
-        ? 'I could not decrypt a message in this room. Messages in our direct room reach me.'
-        : `This room is end-to-end encrypted, and encryption is unavailable on this steward (${deps.e2ee.reason}), so I cannot read it. Talk to me in an unencrypted room, such as our direct room: https://matrix.to/#/${deps.directRoom}`;
-      return () => ops.send(room, { msgtype: 'm.notice', body });
+      // Said in the private room, never in clear into the encrypted one.
+      const direct = await deps.privateRoom.ensure();
+      const why = deps.e2ee.available
+        ? 'encryption is turned off on this steward'
+        : `encryption is unavailable on this steward (${deps.e2ee.reason})`;
+      const body = `You wrote in https://matrix.to/#/${room}, which is end-to-end encrypted, and ${why}, so I cannot read it. Talk to me here or in another unencrypted room.`;
+      if (direct === room || (await ops.encrypted(direct))) {
+        log.warn({ room }, `matrix: cannot read an encrypted room: ${why}`);
+        return undefined;
+      }
+      return () => ops.send(direct, { msgtype: 'm.notice', body });
     });
+
+  /** A direct chat the owner opened with the bot alone becomes the private room. */
+  const adoptIfDirect = async (room: string, invite: MatrixEvent) => {
+    if (invite.content.is_direct !== true) return;
+    const verdict = classifyDirectInvite({
+      isDirect: invite.content.is_direct,
+      sender: invite.sender,
+      owner,
+      bot: deps.botId,
+      members: await ops.members(room),
+      encrypted: await ops.encrypted(room),
+      canDecrypt: deps.decrypts,
+    });
+    if (verdict.adopt) await deps.privateRoom.adopt(room);
+    else log.info({ room, reason: verdict.reason }, 'matrix: a direct chat not taken as the private room');
+  };
 
   return {
     /** One event from a sync batch (matrix-bot-sdk's emit names). `initial`: history, not acted on. */
-    async onEvent(type: string, payload: unknown[], initial: boolean): Promise<void> {
+    async onEvent(
+      type: string,
+      payload: unknown[],
+      { initial, decrypted }: { initial: boolean; decrypted: boolean },
+    ): Promise<void> {
       const [room, event] = payload as [string, MatrixEvent];
+      if (type === 'room.event' && event.type === 'm.room.encryption') ops.encryptionChanged(room);
       if (type === 'room.invite') {
         if (event.sender === owner) {
           log.info({ room }, 'matrix: joining a room the owner invited me to');
           await ops.join(room);
+          await adoptIfDirect(room, event);
         } else {
           log.info({ room }, 'matrix: declined an invite from someone other than the owner');
           await ops.leave(room);
@@ -197,6 +267,11 @@ export function inboundRouter(deps: InboundDeps) {
       if (type !== 'room.event' || initial || !ACTED_ON.has(event.type)) return;
       if (event.sender !== owner) {
         log.debug({ room, type: event.type }, 'matrix: ignored an event from someone other than the owner');
+        return;
+      }
+      const roomEncrypted = decrypted || (await ops.encrypted(room));
+      if (clearEventPolicy({ type: event.type, roomEncrypted, decrypted }) === 'ignore') {
+        log.warn({ room, type: event.type }, 'matrix: ignored an event in clear in an encrypted room');
         return;
       }
       if (!(await state.firstSeen(event.event_id))) return;

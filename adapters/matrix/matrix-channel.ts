@@ -7,9 +7,10 @@ import type { Channel, ChannelPort, ReplySink } from '../../src/channel/port.ts'
 import type { Logger } from '../../src/log.ts';
 import type { Db } from '../../src/store/db.ts';
 import { e2eeUnavailableText } from './check-e2ee.ts';
-import { ensureDirectRoom } from './direct-room.ts';
+import { type PrivateRoom, privateRoom } from './direct-room.ts';
 import { inboundRouter, MATRIX_CHANNEL } from './inbound.ts';
 import { type E2eeStatus, loadMatrixSdk, type Sdk } from './load-sdk.ts';
+import { channelCrypto } from './matrix-crypto.ts';
 import { matrixOps } from './matrix-ops.ts';
 import { matrixStateStore } from './state-store.ts';
 import { MatrixAuthError, runSync, type SyncBatch } from './sync-loop.ts';
@@ -26,8 +27,12 @@ export interface MatrixChannelOptions {
   owner: string;
   db: Db;
   log: Logger;
-  /** Where E2EE keys are kept when the native library loads; without it, E2EE stays off. */
-  cryptoDir?: string;
+  /**
+   * End-to-end encryption (on unless false): the bot reads and writes encrypted rooms, its keys
+   * kept in steward's database. Off, or when the crypto library does not load, encrypted rooms get
+   * a notice and nothing in clear.
+   */
+  encryption?: boolean;
   /** Edits of one message are at least this far apart (homeservers rate-limit bots). */
   editIntervalMs?: number;
   typingEveryMs?: number;
@@ -39,6 +44,8 @@ export interface MatrixReady {
   userId: string;
   directRoom: string;
   e2ee: E2eeStatus;
+  /** The bot's device and its Ed25519 key (what the owner verifies), when encryption is on. */
+  device?: { id: string; ed25519: string };
 }
 
 export interface MatrixChannel extends Channel {
@@ -52,33 +59,31 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
   const ready = Promise.withResolvers<MatrixReady>();
   ready.promise.catch(() => {});
   let sinkFor: ((room: string) => ReplySink) | undefined;
-  let ownerRoom: string | undefined;
+  let ownerRoom: PrivateRoom | undefined;
   const outbox = (room: string) => (sinkFor && room.startsWith('!') ? sinkFor(room) : undefined);
 
   return {
     name: MATRIX_CHANNEL,
     outbox,
-    ownerRoom: () => ownerRoom,
-    health: () => (ownerRoom ? `syncing; private room ${ownerRoom}` : 'connecting'),
+    ownerRoom: () => ownerRoom?.current(),
+    health: () => {
+      const room = ownerRoom?.current();
+      return room ? `syncing; private room ${room}` : 'connecting';
+    },
     ready: () => ready.promise,
 
     async run(assistant: ChannelPort, signal: AbortSignal) {
       let inbound: ReturnType<typeof inboundRouter> | undefined;
+      let releaseCrypto = () => {};
       try {
         const { sdk, e2ee } = await loadMatrixSdk();
         quietSdkLogs(sdk, log);
-        const userId = await whoAmI(new sdk.MatrixClient(homeserver, options.accessToken), homeserver);
-        const state = matrixStateStore(options.db, userId);
-        const cryptoStore =
-          e2ee.available && options.cryptoDir
-            ? new sdk.RustSdkCryptoStorageProvider(options.cryptoDir, e2ee.storeType as never)
-            : undefined;
-        const client = new sdk.MatrixClient(homeserver, options.accessToken, state.storage, cryptoStore);
-        if (!e2ee.available) log.warn(`matrix: ${e2eeUnavailableText(e2ee.reason)}`);
-        else if (!cryptoStore)
-          log.warn('matrix: end-to-end encryption is off: no folder for its keys (cryptoDir)');
-        if (client.crypto) await client.crypto.prepare(await client.getJoinedRooms());
-        const directRoom = await ensureDirectRoom(client, state, {
+        const { client, userId, state, crypto } = await connect(sdk, e2ee, options, homeserver);
+        releaseCrypto = () => {
+          closeCrypto(client);
+          crypto?.release();
+        };
+        const botRoom = await privateRoom(client, state, {
           owner,
           encrypt: client.crypto !== undefined,
           log,
@@ -86,12 +91,15 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
         await state.pruneSeen();
 
         const ops = matrixOps(client, log);
+        const device = client.crypto
+          ? { id: client.crypto.clientDeviceId, ed25519: client.crypto.clientDeviceEd25519 }
+          : undefined;
         const posting = new Set<Promise<unknown>>();
         const rendererDeps: RendererDeps = {
           ops,
           state,
           log,
-          directRoom,
+          privateRoom: botRoom,
           editIntervalMs: options.editIntervalMs ?? 2000,
           readOutput: (room, ref) =>
             assistant.readOutput({ channel: MATRIX_CHANNEL, room, senderId: owner, ref }),
@@ -107,11 +115,14 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
         const router = inboundRouter({
           assistant,
           owner,
-          directRoom,
+          botId: userId,
+          privateRoom: botRoom,
           e2ee,
+          decrypts: client.crypto !== undefined,
           ops,
           state,
           log,
+          device,
           sinkFor,
           readOutput: rendererDeps.readOutput,
           promptsPosted: async () => {
@@ -120,8 +131,8 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
           typingEveryMs: options.typingEveryMs ?? 20_000,
         });
         inbound = router;
-        ownerRoom = directRoom;
-        log.info(`matrix: syncing as ${userId}; only ${owner} is heard; direct room ${directRoom}`);
+        ownerRoom = botRoom;
+        log.info(`matrix: syncing as ${userId}; only ${owner} is heard`);
         let first = true;
         await runSync({
           homeserver,
@@ -131,8 +142,16 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
             setSyncToken: (token) => Promise.resolve(state.storage.setSyncToken(token)),
           },
           handle: async (batch, initial) => {
-            await takeIn(client, batch, (type, payload) => router.onEvent(type, payload, initial));
-            if (first) ready.resolve({ userId, directRoom, e2ee });
+            await takeIn(client, batch, (type, payload, decrypted) =>
+              router.onEvent(type, payload, { initial, decrypted }),
+            );
+            if (first) {
+              // A direct chat the owner opened while the bot was away is adopted by now; only
+              // without one is a room created.
+              const directRoom = await botRoom.ensure();
+              log.info({ room: directRoom }, 'matrix: the private room with the owner');
+              ready.resolve({ userId, directRoom, e2ee, ...(device ? { device } : {}) });
+            }
             first = false;
           },
           signal,
@@ -145,15 +164,78 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
       } finally {
         await inbound?.idle();
         sinkFor = undefined;
+        releaseCrypto();
       }
     },
   };
 }
 
-/** The bot's user id; a refused token or an unreachable homeserver becomes one clear line. */
-async function whoAmI(client: MatrixClient, homeserver: string): Promise<string> {
+/**
+ * The SDK client, with E2EE when it is on and the library loaded: its store claimed for this
+ * process and put back from the database, the crypto prepared for the rooms the bot is in.
+ */
+async function connect(sdk: Sdk, e2ee: E2eeStatus, options: MatrixChannelOptions, homeserver: string) {
+  const { log } = options;
+  const me = await whoAmI(new sdk.MatrixClient(homeserver, options.accessToken), homeserver);
+  const userId = me.user_id;
+  const state = matrixStateStore(options.db, userId);
+  const crypto =
+    e2ee.available && options.encryption !== false
+      ? await channelCrypto({
+          sdk,
+          stores: e2ee.stores,
+          db: options.db,
+          state,
+          account: userId,
+          deviceId: me.device_id,
+          log,
+        })
+      : undefined;
+  const client = new sdk.MatrixClient(homeserver, options.accessToken, state.storage, crypto?.provider);
+  if (!e2ee.available) log.warn(`matrix: ${e2eeUnavailableText(e2ee.reason)}`);
+  else if (!crypto) log.warn('matrix: end-to-end encryption is turned off');
   try {
-    return (await client.getWhoAmI()).user_id;
+    if (client.crypto) {
+      await client.crypto.prepare(await client.getJoinedRooms());
+      log.info(
+        { device: client.crypto.clientDeviceId, ed25519: client.crypto.clientDeviceEd25519 },
+        `matrix: end-to-end encryption on (${e2ee.available ? e2ee.engine : ''}); keys kept in the database`,
+      );
+    }
+  } catch (error) {
+    crypto?.release();
+    throw keysClash(error, me.device_id);
+  }
+  return { client, userId, state, crypto };
+}
+
+/**
+ * A device whose keys on the homeserver are not the ones in this database (restored without its
+ * key store, or a second steward on the same login) cannot be used again; the homeserver's refusal
+ * of the upload becomes what to do about it.
+ */
+function keysClash(error: unknown, device: string | undefined): unknown {
+  const text = String((error as { body?: { error?: string } }).body?.error ?? (error as Error).message ?? '');
+  if (!/already exists/i.test(text)) return error;
+  return new Error(
+    `matrix: the bot's device ${device ?? ''} already has encryption keys on the homeserver that this database does not hold (restored without them, or another steward uses this login); log the bot in again for a new device and token`,
+  );
+}
+
+/** Frees the crypto's WASM memory and IndexedDB connections; its store is in the database. */
+function closeCrypto(client: MatrixClient) {
+  const engine = (client.crypto as unknown as { engine?: { machine?: { close(): void } } } | undefined)
+    ?.engine;
+  engine?.machine?.close();
+}
+
+/** Who the token is for; a refused token or an unreachable homeserver becomes one clear line. */
+async function whoAmI(
+  client: MatrixClient,
+  homeserver: string,
+): Promise<{ user_id: string; device_id?: string }> {
+  try {
+    return await client.getWhoAmI();
   } catch (error) {
     const e = error as { statusCode?: number; errcode?: string; message?: string; code?: string };
     if (e.statusCode === 401 || e.errcode === 'M_UNKNOWN_TOKEN') {
@@ -177,14 +259,18 @@ const FORWARDED = new Set(['room.event', 'room.join']);
 async function takeIn(
   client: MatrixClient,
   batch: SyncBatch,
-  handle: (type: string, payload: unknown[]) => Promise<void>,
+  handle: (type: string, payload: unknown[], decrypted: boolean) => Promise<void>,
 ): Promise<void> {
+  // The SDK announces each event it decrypted just before it emits it as a room event.
+  const decrypted = new Set<string>();
   const sdkClient = client as unknown as {
     processSync(raw: unknown, emit: (type: string, ...payload: unknown[]) => Promise<void>): Promise<void>;
   };
   await sdkClient.processSync(batch, async (type, ...payload) => {
+    const id = (payload[1] as { event_id?: string } | undefined)?.event_id;
+    if (type === 'room.decrypted_event' && id) decrypted.add(id);
     if (FORWARDED.has(type)) client.emit(type, ...payload);
-    await handle(type, payload);
+    await handle(type, payload, id !== undefined && decrypted.has(id));
   });
 }
 

@@ -1,6 +1,7 @@
 // The few things the channel does on the homeserver, each retried when rate limited.
 import type { MatrixClient } from 'matrix-bot-sdk';
 import type { Logger } from '../../src/log.ts';
+import type { Member } from './direct-room.ts';
 import { withRateLimit } from './rate-limit.ts';
 import { editContent, type MessageContent, type TextContent } from './render.ts';
 
@@ -19,6 +20,30 @@ export interface MatrixOps {
   join(room: string): Promise<void>;
   /** Leaves a room, or declines an invite to it. */
   leave(room: string): Promise<void>;
+  /** Who is in the room or invited to it (and who left), from its member events. */
+  members(room: string): Promise<Member[]>;
+  /** The room has an m.room.encryption state event (remembered once true: it cannot be undone). */
+  encrypted(room: string): Promise<boolean>;
+  /** A sync showed the room's encryption event: forget that it was unencrypted. */
+  encryptionChanged(room: string): void;
+}
+
+export class PlaintextRefusedError extends Error {
+  override name = 'PlaintextRefusedError';
+}
+
+/**
+ * How a message may go into a room. Pure. `sdkEncrypts`: matrix-bot-sdk's own room tracker says
+ * it will encrypt (its check treats a failed state lookup as "unencrypted", so it is not trusted
+ * alone): an encrypted room gets a message only when both agree, never in clear.
+ */
+export function sendMode(room: {
+  encrypted: boolean;
+  cryptoOn: boolean;
+  sdkEncrypts: boolean;
+}): 'clear' | 'encrypted' | 'refuse' {
+  if (!room.encrypted) return room.sdkEncrypts ? 'encrypted' : 'clear';
+  return room.cryptoOn && room.sdkEncrypts ? 'encrypted' : 'refuse';
 }
 
 const TYPING_TIMEOUT_MS = 30_000;
@@ -33,16 +58,45 @@ export function matrixOps(
       sleep,
       onWait: (ms, attempt) => log.info({ what, ms, attempt }, 'matrix: rate limited; waiting as asked'),
     });
+  const known = new Map<string, boolean>();
+  const encrypted = async (room: string): Promise<boolean> => {
+    const cached = known.get(room);
+    if (cached !== undefined) return cached;
+    const found = await call('encryption state', () =>
+      client.getRoomStateEvent(room, 'm.room.encryption', ''),
+    ).then(
+      () => true,
+      (error: { statusCode?: number }) => {
+        if (error.statusCode === 404) return false;
+        throw error;
+      },
+    );
+    known.set(room, found);
+    return found;
+  };
+  /** Whether an event may go into `room` now, and encrypted or not; throws when it may not. */
+  const mode = async (room: string) => {
+    const m = sendMode({
+      encrypted: await encrypted(room),
+      cryptoOn: client.crypto !== undefined,
+      sdkEncrypts: (await client.crypto?.isRoomEncrypted(room)) ?? false,
+    });
+    if (m === 'refuse')
+      throw new PlaintextRefusedError(`${room} is end-to-end encrypted and cannot be written to in clear`);
+    return m;
+  };
+  const sendEvent = async (what: string, room: string, type: string, content: object) => {
+    await mode(room);
+    return call(what, () => client.sendEvent(room, type, content));
+  };
   return {
-    send: (room, content) => call('send', () => client.sendMessage(room, content)),
+    send: (room, content) => sendEvent('send', room, 'm.room.message', content),
     edit: (room, eventId, content) =>
-      call('edit', () => client.sendMessage(room, editContent(eventId, content))),
+      sendEvent('edit', room, 'm.room.message', editContent(eventId, content)),
     react: (room, eventId, key) =>
-      call('react', () =>
-        client.sendEvent(room, 'm.reaction', {
-          'm.relates_to': { rel_type: 'm.annotation', event_id: eventId, key },
-        }),
-      ),
+      sendEvent('react', room, 'm.reaction', {
+        'm.relates_to': { rel_type: 'm.annotation', event_id: eventId, key },
+      }),
     typing: (room, on) =>
       call('typing', () => client.setTyping(room, on, TYPING_TIMEOUT_MS)).then(
         () => {},
@@ -50,16 +104,20 @@ export function matrixOps(
       ),
     async sendFile(room, file) {
       const mimetype = file.mimetype ?? 'text/plain';
-      const url = await call('upload', () => client.uploadContent(file.data, mimetype, file.name));
-      return call('send', () =>
-        client.sendMessage(room, {
-          msgtype: 'm.file',
-          body: file.caption,
-          filename: file.name,
-          url,
-          info: { mimetype, size: file.data.length },
-        }),
+      const info = { mimetype, size: file.data.length };
+      const base = { msgtype: 'm.file', body: file.caption, filename: file.name, info };
+      if ((await mode(room)) === 'clear') {
+        const url = await call('upload', () => client.uploadContent(file.data, mimetype, file.name));
+        return sendEvent('send', room, 'm.room.message', { ...base, url });
+      }
+      // In an encrypted room the file is encrypted too: the homeserver stores only ciphertext and
+      // the key travels in the (encrypted) event, as `file` instead of `url`.
+      const crypto = client.crypto as NonNullable<MatrixClient['crypto']>;
+      const encrypted = await crypto.encryptMedia(file.data);
+      const url = await call('upload', () =>
+        client.uploadContent(encrypted.buffer, 'application/octet-stream', file.name),
       );
+      return sendEvent('send', room, 'm.room.message', { ...base, file: { ...encrypted.file, url } });
     },
     redact: async (room, eventId) => {
       await call('redact', () => client.redactEvent(room, eventId));
@@ -69,6 +127,15 @@ export function matrixOps(
     },
     leave: async (room) => {
       await call('leave', () => client.leaveRoom(room));
+    },
+    members: async (room) =>
+      (await call('members', () => client.getRoomMembers(room))).map((m) => ({
+        user: m.membershipFor,
+        membership: m.effectiveMembership,
+      })),
+    encrypted,
+    encryptionChanged: (room) => {
+      if (known.get(room) === false) known.delete(room);
     },
   };
 }

@@ -39,6 +39,11 @@ export class MatrixAuthError extends Error {
   override name = 'MatrixAuthError';
 }
 
+/** An error that trying the batch again cannot cure (it says `fatal`): the loop ends with it. */
+function isFatal(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { fatal?: unknown }).fatal === true;
+}
+
 const FILTER = JSON.stringify({
   presence: { types: [] },
   room: { timeline: { limit: 50 }, state: { lazy_load_members: true } },
@@ -59,7 +64,7 @@ const FIRST_FILTER = () =>
 /** A timeline cut short ("limited") is filled from /messages, back to the last token, this far. */
 const MAX_BACKFILL = 500;
 
-/** Runs until `signal` aborts. Rejects only when the access token is refused. */
+/** Runs until `signal` aborts. Rejects only when the access token is refused or on a fatal error. */
 export async function runSync(options: SyncOptions): Promise<void> {
   const { signal, log } = options;
   let token = await options.storage.getSyncToken();
@@ -74,7 +79,7 @@ export async function runSync(options: SyncOptions): Promise<void> {
       failures = 0;
     } catch (error) {
       if (signal.aborted) break;
-      if (error instanceof MatrixAuthError) throw error;
+      if (error instanceof MatrixAuthError || isFatal(error)) throw error;
       failures++;
       const wait = rateLimitWait(error) ?? Math.min(30_000, 1000 * 2 ** Math.min(failures, 5));
       log.warn(

@@ -11,6 +11,7 @@ import {
 } from '../../src/channel/port.ts';
 import type { Logger } from '../../src/log.ts';
 import { DECISION_REACTIONS } from './commands.ts';
+import type { PrivateRoom } from './direct-room.ts';
 import type { MatrixOps } from './matrix-ops.ts';
 import { askingContent, decidedContent, INLINE_ARGS_CHARS, outcomeLine, promptText } from './prompt-text.ts';
 import { splitMessage, textContent } from './render.ts';
@@ -20,7 +21,8 @@ export interface RendererDeps {
   ops: MatrixOps;
   state: MatrixStateStore;
   log: Logger;
-  directRoom: string;
+  /** Where prompts and notices go; a turn in it gets its prompts in place. */
+  privateRoom: PrivateRoom;
   /** The least time between two edits of one message. */
   editIntervalMs: number;
   /** A stored output of `room`, read for the owner. */
@@ -98,8 +100,11 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
   };
 
   const notice = (text: string, level: 'info' | 'error' = 'info') =>
-    enqueue('send a notice', () =>
-      ops.send(deps.directRoom, { msgtype: 'm.notice', body: level === 'error' ? `⚠️ ${text}` : text }),
+    enqueue('send a notice', async () =>
+      ops.send(await deps.privateRoom.ensure(), {
+        msgtype: 'm.notice',
+        body: level === 'error' ? `⚠️ ${text}` : text,
+      }),
     );
 
   return async (event: OutboundEvent) => {
@@ -158,9 +163,10 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
   };
 }
 
-/** The prompt goes to the direct room; a turn elsewhere gets a pointer to it. */
+/** The prompt goes to the private room; a turn elsewhere gets a pointer to it. */
 async function postPrompt(deps: RendererDeps, room: string, prompt: PermissionPrompt): Promise<void> {
-  const { ops, directRoom } = deps;
+  const { ops } = deps;
+  const directRoom = await deps.privateRoom.ensure();
   let argsFile: string | undefined;
   if (prompt.args.length > INLINE_ARGS_CHARS) {
     argsFile = `${prompt.tool}-arguments-${prompt.requestId.slice(0, 8)}.json`;

@@ -27,11 +27,21 @@ export interface TurnView {
   finish(): Promise<void>;
 }
 
+/** How long the first message of a turn waits for more text before it is sent. */
+const FIRST_MESSAGE_MS = 30;
+
+interface Segment {
+  text: string;
+  message: LiveMessage;
+  /** The first send, until it is due. */
+  first?: NodeJS.Timeout;
+}
+
 /** While streaming, the text is shown plain (Markdown is rendered once the text is complete). */
 const streamingHtml = (text: string) => escapeHtml(clip(text, MESSAGE_LIMIT - 200));
 
 export function turnView({ out, chatId, ownerId, prompts }: TurnViewDeps): TurnView {
-  let segment: { text: string; message: LiveMessage } | undefined;
+  let segment: Segment | undefined;
   let status: { activity: ToolActivity[]; message: LiveMessage } | undefined;
   let replied = false;
   const settling: Promise<void>[] = [];
@@ -65,6 +75,7 @@ export function turnView({ out, chatId, ownerId, prompts }: TurnViewDeps): TurnV
     const open = segment;
     segment = undefined;
     if (!open) return;
+    clearTimeout(open.first);
     await open.message.ready();
     settling.push(showRendered(open.text, open.message).then(() => {}));
   };
@@ -78,9 +89,18 @@ export function turnView({ out, chatId, ownerId, prompts }: TurnViewDeps): TurnV
   const handle = async (event: OutboundEvent): Promise<Delivery | undefined> => {
     switch (event.type) {
       case 'text_delta': {
-        if (!segment) segment = { text: '', message: liveMessage(out, chatId) };
+        if (!segment) {
+          // The first message waits a moment for more text, so a short reply that is complete by
+          // then goes out whole, as one send with no edit (and so no wait for the edit pacer).
+          const open: Segment = { text: '', message: liveMessage(out, chatId) };
+          open.first = setTimeout(() => {
+            open.first = undefined;
+            open.message.update(streamingHtml(open.text));
+          }, FIRST_MESSAGE_MS);
+          segment = open;
+        }
         segment.text += event.text;
-        segment.message.update(streamingHtml(segment.text));
+        if (!segment.first) segment.message.update(streamingHtml(segment.text));
         return;
       }
       case 'tool_started': {
@@ -150,6 +170,7 @@ export function turnView({ out, chatId, ownerId, prompts }: TurnViewDeps): TurnV
       case 'reply': {
         const open = segment;
         segment = undefined;
+        clearTimeout(open?.first);
         await status?.message.ready();
         // The streamed message becomes the answer: edited, never sent again.
         const shown =

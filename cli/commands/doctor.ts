@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { checkMatrixCredentials } from '../../adapters/matrix/check-credentials.ts';
 import { checkMatrixE2ee } from '../../adapters/matrix/check-e2ee.ts';
+import { cryptoStoreStatus } from '../../adapters/matrix/crypto-store.ts';
 import { checkTelegramCredentials } from '../../adapters/telegram/check-credentials.ts';
 import { type Config, loadConfig } from '../../src/config/load.ts';
 import { redact } from '../../src/config/secrets.ts';
@@ -62,7 +63,18 @@ export async function doctorCommand(io: CliIo): Promise<number> {
     line('telegram', await checkTelegramCredentials(config.telegram.apiRoot, config.telegram.token));
   if (config.matrix) {
     line('matrix', await checkMatrixCredentials(config.matrix.homeserver, config.matrix.accessToken));
-    line('e2ee', await checkMatrixE2ee());
+    line(
+      'e2ee',
+      await checkMatrixE2ee(async () => {
+        if (!config.databaseUrl && !existsSync(embeddedDbPath(config.dataDir))) return [];
+        const db = await openDb(config);
+        try {
+          return await cryptoStoreStatus(db);
+        } finally {
+          await db.close();
+        }
+      }),
+    );
   }
   // One line per MCP server; one that cannot connect does not stop steward, so it warns.
   for (const server of await serverStatuses({ config, log: createLogger('silent', config.secrets) })) {

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { MATRIX_CHANNEL, matrixChannel } from '../../adapters/matrix/matrix-channel.ts';
 import { MatrixAuthError } from '../../adapters/matrix/sync-loop.ts';
 import { TelegramChannelError } from '../../adapters/telegram/errors.ts';
@@ -55,7 +54,6 @@ export async function startCommand(io: CliIo): Promise<number> {
           owner: matrix.owner,
           db,
           log,
-          cryptoDir: join(config.dataDir, 'matrix-crypto'),
         }),
       );
       owners[MATRIX_CHANNEL] = matrix.owner;

@@ -105,9 +105,17 @@ function needsEvidence(state: TurnState): boolean {
   return state.research && !usedTools && !state.coerced;
 }
 
+/**
+ * The reply goes out before the turn is marked ended: a crash while it is on its way leaves the
+ * turn open, and the next start sends it again from the log (at least once, never lost). A reply
+ * the channel refuses still ends the turn; the refusal goes to the caller.
+ */
 async function finish(turn: TurnContext, log: TurnLog, text: string): Promise<TurnStatus> {
-  await log.append({ kind: 'turn_ended', outcome: 'answered' });
-  await turn.sink({ type: 'reply', text });
+  try {
+    await turn.sink({ type: 'reply', text });
+  } finally {
+    await log.append({ kind: 'turn_ended', outcome: 'answered' });
+  }
   return 'answered';
 }
 

@@ -56,9 +56,30 @@ export function grantScopes(segments: Judgement[]): GrantScope[] | undefined {
     const subcommand = s.subcommand ?? null;
     if (NEVER_GRANTED.has(program) || isShell(program) || isInterpreter(program)) return undefined;
     if (program === 'git' && subcommand === null) return undefined;
-    scopes.set(`${program}\u0000${subcommand ?? ''}`, { program, subcommand });
+    const targets = grantTargets(s);
+    if (!targets) return undefined;
+    for (const target of targets) {
+      scopes.set(`${program}\u0000${subcommand ?? ''}\u0000${target ?? ''}`, { program, subcommand, target });
+    }
   }
   return [...scopes.values()];
+}
+
+/**
+ * What a grant must match beyond program and subcommand, so it means what the owner saw: each host
+ * (or git remote) a network program reaches, the exact arguments of a program no rule knows.
+ * Undefined when no grant may cover it (a network program whose host could not be read).
+ */
+export function grantTargets(s: Judgement): Array<string | null> | undefined {
+  if (s.network === null) return undefined;
+  if (s.network) {
+    const hosts = s.network.hosts.map((h) => `host ${h.toLowerCase()}`);
+    const remotes = (s.network.remotes ?? []).map((r) => `remote ${r}`);
+    const all = [...hosts, ...remotes];
+    return all.length > 0 ? all : ['remote (default)'];
+  }
+  if (s.known === false) return s.grantKey ? [`exact ${s.grantKey}`] : undefined;
+  return [null];
 }
 
 const scoreOf = (segments: Judgement[], scope: GrantScope) =>
@@ -296,7 +317,8 @@ export async function judgeOutsideTool(
 export const EGRESS = 'egress';
 const hostScope = (host: string): GrantScope => ({ program: host, subcommand: null });
 
-const describeScope = (scope: GrantScope) => [scope.program, scope.subcommand].filter(Boolean).join(' ');
+const describeScope = (scope: GrantScope) =>
+  [scope.program, scope.subcommand, scope.target ? `(${scope.target})` : null].filter(Boolean).join(' ');
 
 /** One line for /grants: "3f2a1b7c  shell: git add (score ≤ 1) until 21:04 UTC". */
 export function describeGrant(grant: Grant): string {

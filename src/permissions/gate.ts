@@ -91,6 +91,8 @@ export interface OutsideToolPolicy {
 export interface GrantScope {
   program: string;
   subcommand: string | null;
+  /** `host H` / `remote R` for a network program, `exact ARGV` for an unknown one; else none. */
+  target?: string | null;
 }
 
 export interface Grant {
@@ -100,6 +102,7 @@ export interface Grant {
   /** Null for a grant on a whole (non-shell) tool. */
   program: string | null;
   subcommand: string | null;
+  target: string | null;
   maxScore: number;
   createdAt: Date;
   expiresAt: Date;

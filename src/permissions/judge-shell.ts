@@ -2,6 +2,7 @@
 // the classifier's score. Pure and synchronous; `steward policy check` prints exactly this.
 import { resolve } from 'node:path';
 import { type Classification, classify } from './classify-shell.ts';
+import { withDialectHazards } from './dialect.ts';
 import type { Verdict } from './gate.ts';
 import type { Judgement } from './judgement.ts';
 import { refusePath } from './path-rules.ts';
@@ -27,10 +28,12 @@ const asShellText = (word: string) =>
 
 export function analyzeShell(command: string, workspace: string, depth = 0): ShellAnalysis {
   const parsed = parseCommand(command);
-  const classification = classify(parsed);
+  const classification = withDialectHazards(classify(parsed), command);
   const writes = classification.segments.map((s) => s.score > 0);
   const refused =
-    guardCommand(parsed, workspace, writes) ?? guardExtras(classification.segments, workspace, depth);
+    // The shell tool runs bash 5.2 with SHELL_DIALECT's glob options, on the host and in containers.
+    guardCommand(parsed, workspace, writes, { dialect: 'bash' }) ??
+    guardExtras(classification.segments, workspace, depth);
   return refused ? { refused, classification } : { classification };
 }
 

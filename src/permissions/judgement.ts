@@ -16,6 +16,22 @@ export interface Judgement {
   paths?: string[];
   /** Shell text the command runs (sh -c, eval, a here-document into sh); the guard judges it too. */
   nested?: string[];
+  /**
+   * For programs that reach the network (curl, wget, git clone/fetch, ssh, ping…): the hosts parsed
+   * from their URL or host arguments, so a grant can be keyed on program + host. `null` when the
+   * program reaches the network but no host could be parsed: no grant may cover it. Absent for
+   * programs that do not reach the network. `remotes`: git remotes named instead of a URL
+   * (`git fetch origin`); their URL is the repository's configuration. Empty hosts and remotes: the
+   * default remote.
+   */
+  network?: { hosts: string[]; remotes?: string[] } | null;
+  /** False when no rule knows the program (judged by `unknownRule`); absent means known. */
+  known?: boolean;
+  /**
+   * What a grant must match exactly when program + subcommand is too broad: for an unknown program,
+   * its exact argv (JSON of [program, ...args]). Absent: program + subcommand (+ hosts) suffice.
+   */
+  grantKey?: string;
 }
 
 export interface RuleContext {

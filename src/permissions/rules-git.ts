@@ -1,22 +1,22 @@
 // git: read-only subcommands run without asking; options that run programs or write files, and
 // every form of push, do not. An unknown subcommand may be an alias, which can run anything.
+// Read-only here assumes the shell tool applies gitSafetyEnv (git-safety.ts): with it, a planted
+// bare repository is ignored and fsmonitor, hooks and pagers cannot run from repository config.
+import { type GitGlobals, gitGlobals } from './git-globals.ts';
 import { firstPositional, type Judgement, judged, positionals, type Score, usesOption } from './judgement.ts';
-
-/** Global options before the subcommand that run programs or change configuration. */
-const GLOBAL_DANGER = ['config-env', 'paginate', 'exec-path'];
-const GLOBAL_VALUE = new Set([
-  '-C',
-  '-c',
-  '--git-dir',
-  '--work-tree',
-  '--namespace',
-  '--super-prefix',
-  '--config-env',
-]);
 
 /** Options of otherwise read-only subcommands that run programs or write files. */
 const READ_DANGER = {
-  long: ['output', 'ext-diff', 'textconv', 'open-files-in-pager', 'upload-pack', 'exec', 'receive-pack'],
+  long: [
+    'output',
+    'ext-diff',
+    'textconv',
+    'filters',
+    'open-files-in-pager',
+    'upload-pack',
+    'exec',
+    'receive-pack',
+  ],
   safe: ['text', 'no-ext-diff', 'no-textconv'],
 };
 
@@ -43,7 +43,6 @@ const READ_ONLY = new Set([
   'show-branch',
   'grep',
   'version',
-  'help',
   'var',
   'check-ignore',
   'check-attr',
@@ -133,6 +132,10 @@ const SUBCOMMANDS: Record<string, Sub> = {
     usesOption(a, { short: 'x', long: ['exec'] })
       ? [3, 'runs commands while rebasing']
       : [2, 'rewrites commits'],
+  help: (a) =>
+    usesOption(a, { short: 'wim', long: ['web', 'info', 'man'] })
+      ? [3, 'opens a viewer program']
+      : [0, 'prints help'],
   archive: (a) => {
     if (usesOption(a, { short: 'o', long: ['output'] })) return [3, 'overwrites a file'];
     if (usesOption(a, { long: ['remote', 'exec'] })) return [3, 'runs a remote program'];
@@ -158,10 +161,13 @@ const SUBCOMMANDS: Record<string, Sub> = {
   apply: () => [2, 'changes files from a patch'],
   pull: () => [2, 'downloads and merges'],
   clone: (a) =>
-    usesOption(a, { short: 'uc', long: ['upload-pack', 'template', 'config'] })
+    usesOption(a, { short: 'uc', long: ['upload-pack', 'template', 'config', 'separate-git-dir'] })
       ? [3, 'clone options that run programs']
-      : [2, 'downloads a repository'],
-  bisect: () => [2, 'checks out commits'],
+      : a.some(isCommandTransport)
+        ? [3, 'clones through a transport that runs a command']
+        : [2, 'downloads a repository'],
+  bisect: (a) =>
+    firstPositional(a) === 'run' ? [3, 'bisect run runs a command at every step'] : [2, 'checks out commits'],
   'format-patch': () => [1, 'writes patch files'],
   'request-pull': () => [1, 'summarises changes'],
   bundle: () => [2, 'writes bundles'],
@@ -221,24 +227,10 @@ const SECOND_LEVEL = new Set([
 ]);
 
 export function gitRule(args: string[]): Judgement {
-  let i = 0;
-  for (; i < args.length; i++) {
-    const a = args[i] as string;
-    if (!a.startsWith('-')) break;
-    if (a === '-c' || a.startsWith('-c'))
-      return judged(3, 'git -c sets configuration that can run programs', git());
-    if (a === '-p') return judged(3, 'git -p runs a pager program', git());
-    if (a.startsWith('--')) {
-      const name = a.slice(2).split('=')[0] as string;
-      if (name === 'exec-path' && !a.includes('=')) continue;
-      if (name !== '' && GLOBAL_DANGER.some((d) => d.startsWith(name))) {
-        return judged(3, `git ${a.split('=')[0]} can make git run programs`, git());
-      }
-    }
-    if (a === '--version' || a === '-v' || a === '--help' || a === '-h')
-      return judged(0, 'git prints its version or help', git());
-    if (GLOBAL_VALUE.has(a)) i++;
-  }
+  const globals: GitGlobals | Judgement = gitGlobals(args);
+  if ('score' in globals) return { ...globals, ...git() };
+  const { rest: i } = globals;
+  if (globals.prints) return judged(0, `git ${globals.prints} prints and exits`, git());
   const sub = args[i];
   if (sub === undefined) return judged(0, 'git with no subcommand prints help', git());
   const rest = args.slice(i + 1);
@@ -246,19 +238,62 @@ export function gitRule(args: string[]): Judgement {
   const danger = usesOption(rest, READ_DANGER);
   if (danger)
     return judged(3, `git ${sub} ${danger.split('=')[0]} runs a program or writes a file`, git(scope));
+  if (rest.some(isCommandTransport))
+    return judged(3, `git ${sub} reaches a remote through a transport that runs a command`, git(scope));
   if (READ_ONLY.has(sub)) {
     if (sub === 'grep' && usesOption(rest, { short: 'O' }))
       return judged(3, 'git grep -O runs a pager program', git(sub));
     return judged(0, `git ${sub} only reads`, git(sub));
   }
+  const reach = networkOf(sub, rest);
   const rule = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
   if (rule) {
     const [score, what] = rule(rest);
-    return judged(score, `git ${sub}: ${what}`, git(scope));
+    return judged(score, `git ${sub}: ${what}`, { ...git(scope), ...reach });
   }
   const destructive = Object.hasOwn(DESTRUCTIVE, sub) ? DESTRUCTIVE[sub] : undefined;
   if (destructive) return judged(3, `git ${sub} ${destructive}`, git(sub));
   return judged(3, `git ${sub} is not a known git command; it may be an alias that runs anything`, git(sub));
+}
+
+/** ext:: and fd:: URLs run a command to reach the "remote". */
+const isCommandTransport = (a: string) =>
+  /^(?:ext|fd)::/i.test(a) || /^--upload-pack|^--receive-pack/.test(a);
+
+const NETWORK = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote']);
+
+/** Where a network subcommand goes: URL hosts, or remote names whose URL the config holds. */
+function networkOf(sub: string, rest: string[]): Partial<Judgement> {
+  const remoteVerb = sub === 'remote' ? firstPositional(rest) : undefined;
+  if (!NETWORK.has(sub) && remoteVerb !== 'show' && remoteVerb !== 'update') return {};
+  const operands = positionals(rest, 'bojuc').filter((p) => p !== remoteVerb);
+  const hosts: string[] = [];
+  const remotes: string[] = [];
+  // The first operand is the URL or remote; later ones are refspecs or the clone's folder.
+  const first = operands[0];
+  if (first !== undefined) {
+    const host = gitHost(first);
+    if (host === null) return { network: null };
+    if (host !== undefined) hosts.push(host);
+    else if (sub === 'clone') return {};
+    else remotes.push(first);
+  }
+  return { network: { hosts, remotes } };
+}
+
+/** The host of a git URL (https://, ssh://, git@host:path); undefined for a remote name or path, null if unreadable. */
+export function gitHost(url: string): string | undefined | null {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    try {
+      const host = new URL(url).hostname.toLowerCase();
+      return host === '' ? (url.startsWith('file:') ? undefined : null) : host;
+    } catch {
+      return null;
+    }
+  }
+  const scp = /^(?:[^@/:]+@)?([^/:]+):/.exec(url);
+  if (scp) return (scp[1] as string).toLowerCase();
+  return undefined;
 }
 
 const git = (subcommand?: string): Partial<Judgement> => ({ program: 'git', subcommand: subcommand ?? null });

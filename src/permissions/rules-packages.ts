@@ -39,6 +39,8 @@ export const manager =
     return judged(3, why(ctx.name, sub), { subcommand: sub });
   };
 
+// Not here though they read: help and fund open the `browser`/`viewer` an .npmrc names, doctor runs
+// the `git` it names, and HOME (the workspace) or the project can hold that .npmrc.
 const NPM_READS = [
   'ls',
   'list',
@@ -52,15 +54,12 @@ const NPM_READS = [
   'search',
   'find',
   's',
-  'help',
   'root',
   'prefix',
   'explain',
   'why',
-  'fund',
   'ping',
   'whoami',
-  'doctor',
   'query',
   'sbom',
 ];

@@ -1,31 +1,43 @@
 // The classifier's table: every program it knows, by exact name, and the rule that scores it.
 import { assignmentScore } from './assignments.ts';
 import { fixed, judged, positionals, type Rule, type RuleContext, usesOption, worse } from './judgement.ts';
+import { findRule } from './rules-find.ts';
 import {
   chmodRule,
   compressorRule,
   crontabRule,
-  curlRule,
   fdRule,
-  findRule,
   ghRule,
   ipRule,
-  manRule,
   readOnlyUnless,
   readOnlyUpTo,
   rgRule,
-  sortRule,
   sysctlRule,
   systemctlRule,
-  tarRule,
   teeRule,
   unzipRule,
-  wgetRule,
 } from './rules-flags.ts';
 import { gitRule } from './rules-git.ts';
 import { interpreterRule, isInterpreter, isShell } from './rules-interpreters.ts';
+import { jqRule } from './rules-jq.ts';
+import { curlRule, hostsOf, wgetRule } from './rules-network.ts';
 import { PACKAGE_RULES, PROJECT_RUNNERS, projectRunner } from './rules-packages.ts';
+import { binutilsRule, READ_ONLY_TABLES } from './rules-readonly.ts';
 import { awkRule, sedRule } from './rules-sed-awk.ts';
+import { tarRule } from './rules-tar.ts';
+import {
+  ackRule,
+  agRule,
+  diff3Rule,
+  fileRule,
+  lessRule,
+  manRule,
+  opensslRule,
+  pandocRule,
+  sdiffRule,
+  sortRule,
+  splitRule,
+} from './rules-tools.ts';
 import { VAR_OPEN } from './shell-marks.ts';
 import { isAssignment } from './shell-parse.ts';
 
@@ -37,16 +49,18 @@ const define = (names: string, rule: Rule) => {
 // ---- score 0: known read-only commands ----
 define(
   `ls dir vdir cat tac nl head tail wc cut paste join comm tr fold fmt expand unexpand rev column od
-   hexdump strings file stat du df pwd echo printf true false test [ : cal ncal whoami id groups
+   hexdump strings stat du df pwd echo printf true false test [ : cal ncal whoami id groups
    uname arch nproc locale tty who w users logname lsb_release getconf basename dirname realpath
-   readlink seq sleep yes jq md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum sum
+   readlink seq sleep yes md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum sum
    base32 base64 basenc pgrep free uptime lscpu lsblk lsusb lspci lsof ss netstat getent which
-   whereis type look numfmt factor tsort pr expr bc diff cmp diff3 grep egrep fgrep zgrep zegrep
-   zfgrep zcat bzcat xzcat zstdcat lzcat ag ack cd pushd popd dirs unset set shopt wait jobs exit
-   return break continue shift getopts ulimit umask times history help read unalias logout fg
-   bg disown caller lsattr getfacl nm objdump readelf size ldd tput clear stty`,
+   whereis type look numfmt factor tsort pr expr bc diff cmp grep egrep fgrep zgrep zegrep
+   zfgrep zcat bzcat xzcat zstdcat lzcat cd pushd popd dirs unset set shopt wait jobs exit
+   return break continue shift getopts ulimit umask times help read unalias logout fg
+   bg disown caller lsattr getfacl nm objdump readelf size tput clear stty`,
   (_args, ctx) => judged(0, `${ctx.name} only reads`),
 );
+for (const [name, rule] of Object.entries(READ_ONLY_TABLES)) RULES.set(name, rule);
+define('nm objdump readelf size strings', binutilsRule);
 define('ps', (args) => {
   // BSD-style options come first and without a dash (`ps auxe`); `e` shows each process's environment.
   for (const a of args) {
@@ -56,6 +70,21 @@ define('ps', (args) => {
   return judged(0, 'ps only reads');
 });
 define('sort', sortRule);
+define('jq', jqRule);
+define('file', fileRule);
+define('sdiff', sdiffRule);
+define('diff3', diff3Rule);
+define('split', splitRule);
+define('openssl', opensslRule);
+define('pandoc', pandocRule);
+define('ag', agRule);
+define('ack ack-grep', ackRule);
+define('history', (args) =>
+  args.every((a) => /^\d+$/.test(a))
+    ? judged(0, 'history lists commands')
+    : judged(1, 'history changes or writes the history list'),
+);
+define('ldd', fixed(3, "ldd runs the program's own loader, which can run its code"));
 define('rg', rgRule);
 define('find', findRule);
 define('fd fdfind', fdRule);
@@ -67,11 +96,8 @@ define('awk gawk mawk nawk busybox-awk', awkRule);
 define('git', gitRule);
 define('date', readOnlyUnless({ short: 's', long: ['set'] }, 3, 'sets the clock'));
 define('tree', readOnlyUnless({ short: 'o' }, 3, 'writes a file'));
-define('shuf iconv sdiff', readOnlyUnless({ short: 'o', long: ['output'] }, 3, 'overwrites a file'));
-define(
-  'less more most',
-  readOnlyUnless({ short: 'oO', long: ['log-file', 'LOG-FILE'] }, 3, 'writes a log file'),
-);
+define('shuf iconv', readOnlyUnless({ short: 'o', long: ['output'] }, 3, 'overwrites a file'));
+define('less more most', lessRule);
 define('bat batcat', readOnlyUnless({ long: ['pager'] }, 3, 'runs a pager program'));
 define(
   'journalctl',
@@ -92,7 +118,13 @@ define(
     'changes the journal',
   ),
 );
-define('yq', readOnlyUnless({ short: 'i', long: ['inplace'] }, 2, 'edits files in place'));
+define('yq', (args, ctx) =>
+  // load, load_str, load_xml… read any file the expression names, out of the guard's sight.
+  args.some((a) => /\bload(?:_[a-z]+)?\s*\(|\bfrom_file\b/.test(a)) ||
+  usesOption(args, { long: ['from-file', 'split-exp'], short: 's' })
+    ? judged(3, 'yq loads or writes files its expression names')
+    : readOnlyUnless({ short: 'i', long: ['inplace'] }, 2, 'edits files in place')(args, ctx),
+);
 define('mapfile readarray', readOnlyUnless({ short: 'C' }, 3, 'runs a callback command'));
 define('compgen complete', readOnlyUnless({ short: 'CF' }, 3, 'runs a command'));
 define('bind', readOnlyUnless({ short: 'x' }, 3, 'runs a command'));
@@ -111,13 +143,17 @@ define('sysctl', sysctlRule);
 
 // ---- score 1–2: changes the owner can allow for a session ----
 define('printenv', fixed(1, '$0 prints environment variables'));
-define('ping ping6 dig host nslookup traceroute tracepath whois', fixed(1, '$0 reaches the network'));
+define('ping ping6 dig host nslookup traceroute tracepath whois', (args, ctx) =>
+  judged(1, `${ctx.name} reaches the network`, {
+    network: lookupHosts(positionals(args, 'cisWtfpqQlmhbrTe')),
+  }),
+);
 define('mkdir touch mktemp mkfifo', fixed(1, '$0 creates files or folders'));
 define('chmod', chmodRule);
 define('mv', fixed(2, 'mv moves or overwrites files'));
 define('cp', fixed(2, 'cp copies over files'));
 define('ln', fixed(2, 'ln creates or replaces links'));
-define('install rename split csplit setfacl', fixed(2, '$0 writes files'));
+define('install rename csplit setfacl', fixed(2, '$0 writes files'));
 define('patch cpio', fixed(3, '$0 writes the files its input names, which the classifier cannot see'));
 define('7z 7za 7zr', (args) => {
   const verb = positionals(args)[0] ?? '';
@@ -189,6 +225,19 @@ define(
 );
 define('open xdg-open', fixed(3, '$0 opens files with other programs'));
 define('dc', fixed(3, 'dc runs shell commands with !'));
+// Programs with an interpreter or a shell escape of their own: what they run is not visible.
+define(
+  `sqlite3 sqlite duckdb psql mysql mariadb mongo mongosh redis-cli cqlsh m4 gnuplot octave maxima gp
+   sage ghci runghc scala kotlin clojure guile racket sbcl clisp ocaml erl elixir iex gforth bb nu
+   elvish xonsh ipython jupyter qjs jjs rhino emacsclient mg kak hx red`,
+  fixed(3, '$0 runs code or shell commands of its own (an embedded interpreter or ! escape)'),
+);
+define(
+  `tex latex pdflatex xelatex lualatex luatex context groff troff nroff gs ghostscript convert magick
+   mogrify ffmpeg nmap tcpdump gpg gpg2 mail mailx sendmail mutt gcc g++ cc c++ clang clang++ javac
+   ld rustc tsc`,
+  fixed(3, '$0 can run programs or write files its options and input choose'),
+);
 define('eval', (args) =>
   judged(3, 'opaque command (eval runs a string as a command)', { nested: [args.join(' ')] }),
 );
@@ -247,6 +296,12 @@ const RUNNABLE = new Set([
   'wget',
   'docker',
 ]);
+
+/** Hosts named by a lookup tool's operands (ping host, dig @server name); null if none parse. */
+function lookupHosts(operands: string[]): { hosts: string[] } | null {
+  const hosts = hostsOf(operands.map((o) => o.replace(/^@/, '')).filter((o) => !/^[+-]/.test(o)));
+  return hosts ? { hosts } : null;
+}
 
 export function ruleFor(name: string): Rule | undefined {
   const rule = RULES.get(name);

@@ -1,41 +1,90 @@
-// sed and awk carry programs of their own: read-only unless the program (or a flag) executes
-// commands or writes files. sed scripts are parsed command by command; awk programs are searched.
+// sed carries a program of its own. It is read-only only when the script is made entirely of an
+// explicitly safe subset, tokenized as GNU sed reads it (bracket expressions included, so
+// `s/[/]//e` is seen to end in the e flag): addresses, s///flags without e or w, y, p, d, q, =,
+// branches, hold space and text commands. Anything else asks at 3. awk is in rules-awk.ts.
 import { type Judgement, judged } from './judgement.ts';
+import { type OptionTable, parseArgs, shown } from './options.ts';
+import { BUILT, bracketEnd } from './script-lex.ts';
+import { VAR_OPEN } from './shell-marks.ts';
 
-interface SedRisk {
-  exec: boolean;
-  write: boolean;
+export { awkRule } from './rules-awk.ts';
+
+export interface SedRisk {
+  /** Why the script is outside the safe subset; undefined when it is inside. */
+  outside?: string;
+  /** Files the script reads (r, R); the guard judges them. */
   reads: string[];
-  unreadable: boolean;
 }
 
-/** Walks a sed script: addresses, then one command each, as GNU sed reads them. */
+/** Commands without an argument. */
+const PLAIN = new Set('{}=dDgGhHnNpPxzF'.split(''));
+const S_FLAGS = /[gpiImM0-9]/;
+
+/** Walks a sed script command by command; stops at the first thing outside the subset. */
 export function sedScriptRisk(script: string): SedRisk {
-  const risk: SedRisk = { exec: false, write: false, reads: [], unreadable: false };
+  const reads: string[] = [];
   const s = script;
   let i = 0;
+  const out = (why: string): SedRisk => ({ outside: why, reads });
+  /** Skips a regex ending at `delim`; false when it cannot be read unambiguously. */
+  const regex = (delim: string): boolean => {
+    while (i < s.length) {
+      const c = s[i] as string;
+      if (c === delim) {
+        i++;
+        return true;
+      }
+      if (c === '\n') return false;
+      if (c === '\\') {
+        i += 2;
+        continue;
+      }
+      if (c === '[') {
+        const end = bracketEnd(s, i);
+        // Versions of sed disagree whether the delimiter ends the regex inside [ ]: refuse both.
+        if (end < 0 || s.slice(i, end).includes(delim) || s.slice(i, end).includes('\n')) return false;
+        i = end;
+        continue;
+      }
+      i++;
+    }
+    return false;
+  };
+  /** The replacement of s: backslash escapes, ends at `delim`. */
+  const replacement = (delim: string): boolean => {
+    while (i < s.length) {
+      const c = s[i] as string;
+      if (c === delim) {
+        i++;
+        return true;
+      }
+      i += c === '\\' ? 2 : 1;
+    }
+    return false;
+  };
+  const address = (): boolean => {
+    const c = s[i] ?? '';
+    if (/\d/.test(c)) {
+      while (/[\d~]/.test(s[i] ?? '')) i++;
+    } else if (c === '$') i++;
+    else if (c === '/' || c === '\\') {
+      if (c === '\\') i++;
+      const delim = s[i++];
+      if (delim === undefined || delim === '\n' || delim === '\\') return false;
+      if (!regex(delim)) return false;
+      while (s[i] === 'I' || s[i] === 'M') i++;
+    }
+    return true;
+  };
   const toEol = () => {
     const start = i;
     while (i < s.length && s[i] !== '\n') i++;
     return s.slice(start, i).trim();
   };
-  const delimited = (delim: string) => {
-    while (i < s.length && s[i] !== delim) {
-      if (s[i] === '\\') i++;
-      i++;
-    }
-    i++;
-  };
-  const address = () => {
-    if (/\d/.test(s[i] ?? '')) {
-      while (/[\d~]/.test(s[i] ?? '')) i++;
-    } else if (s[i] === '$') i++;
-    else if (s[i] === '/' || s[i] === '\\') {
-      if (s[i] === '\\') i++;
-      const delim = s[i++] as string;
-      delimited(delim);
-      while (s[i] === 'I' || s[i] === 'M') i++;
-    }
+  /** After a command: only blanks, then `;`, newline, `}` or `#`. */
+  const ended = () => {
+    while (s[i] === ' ' || s[i] === '\t') i++;
+    return i >= s.length || /[;\n}#]/.test(s[i] as string);
   };
   while (i < s.length) {
     while (i < s.length && /[\s;]/.test(s[i] as string)) i++;
@@ -44,179 +93,111 @@ export function sedScriptRisk(script: string): SedRisk {
       toEol();
       continue;
     }
-    address();
+    if (!address()) return out('a sed address the classifier cannot read');
     if (s[i] === ',') {
       i++;
       if (s[i] === '+' || s[i] === '~') i++;
-      address();
+      if (!address()) return out('a sed address the classifier cannot read');
     }
-    while (s[i] === ' ' || s[i] === '!') i++;
+    while (s[i] === ' ' || s[i] === '\t' || s[i] === '!') i++;
     const c = s[i++];
     if (c === undefined) break;
-    if ('{}=dDgGhHnNpPxzF'.includes(c)) continue;
+    if (PLAIN.has(c)) {
+      if (c !== '}' && c !== '{' && !ended()) return out(`sed ${c} followed by text it does not take`);
+      continue;
+    }
     if (c === 's' || c === 'y') {
       const delim = s[i++];
-      if (delim === undefined || delim === '\n' || delim === '\\') {
-        risk.unreadable = true;
-        break;
+      if (delim === undefined || delim === '\n' || delim === '\\')
+        return out('a sed s command without a delimiter');
+      if (!regex(delim) || !(c === 's' ? replacement(delim) : regex(delim)))
+        return out(`a sed ${c} command the classifier cannot read`);
+      if (c === 's') {
+        while (i < s.length && S_FLAGS.test(s[i] as string)) i++;
+        if (s[i] === 'e') return out('sed runs shell commands (the e flag)');
+        if (s[i] === 'w' || s[i] === 'W') return out('sed writes files (the w flag)');
       }
-      delimited(delim);
-      delimited(delim);
-      if (c === 'y') continue;
-      while (i < s.length && /[gpiImMe0-9w]/.test(s[i] as string)) {
-        if (s[i] === 'e') risk.exec = true;
-        if (s[i] === 'w') {
-          risk.write = true;
-          i++;
-          toEol();
-          break;
-        }
-        i++;
-      }
-    } else if ('aic'.includes(c)) {
+      if (!ended()) return out(`a sed ${c} command with flags outside the safe subset`);
+    } else if (c === 'a' || c === 'i' || c === 'c') {
+      // Text to the end of the line; `a\` continues over escaped newlines.
       while (i < s.length && s[i] !== '\n') i += s[i] === '\\' ? 2 : 1;
-    } else if (c === 'r' || c === 'R') risk.reads.push(toEol());
-    else if (c === 'w' || c === 'W') {
-      risk.write = true;
-      toEol();
-    } else if (c === 'e') {
-      risk.exec = true;
-      toEol();
+    } else if (c === 'r' || c === 'R') {
+      const file = toEol();
+      if (file === '' || file === '/dev/stdin') continue;
+      reads.push(file);
     } else if (c === ':' || c === 'b' || c === 't' || c === 'T') {
+      while (s[i] === ' ') i++;
+      const start = i;
       while (i < s.length && !/[;\n}]/.test(s[i] as string)) i++;
-    } else if ('qQlLv'.includes(c)) {
+      if (!/^[\w.-]*\s*$/.test(s.slice(start, i))) return out('a sed label the classifier cannot read');
+    } else if (c === 'q' || c === 'Q' || c === 'l' || c === 'L') {
       while (/[\d ]/.test(s[i] ?? '')) i++;
-    } else {
-      risk.unreadable = true;
-      break;
-    }
+      if (!ended()) return out(`sed ${c} followed by text it does not take`);
+    } else if (c === 'e') return out('sed runs shell commands (the e command)');
+    else if (c === 'w' || c === 'W') return out('sed writes files (the w command)');
+    else return out(`sed command ${JSON.stringify(c)} is outside the safe subset`);
   }
-  return risk;
+  return { reads };
 }
 
-const SED_LONG = [
-  'expression',
-  'file',
-  'in-place',
-  'line-length',
-  'null-data',
-  'zero-terminated',
-  'posix',
-  'quiet',
-];
+const SED: OptionTable = {
+  short: {
+    n: 'quiet',
+    e: 'expression',
+    f: 'file',
+    i: 'in-place',
+    l: 'line-length',
+    E: 'regexp-extended',
+    r: 'regexp-extended',
+    s: 'separate',
+    u: 'unbuffered',
+    z: 'null-data',
+    b: 'binary',
+  },
+  long: {
+    quiet: 'flag',
+    silent: 'flag',
+    expression: 'value',
+    file: 'value',
+    'in-place': 'optional',
+    'line-length': 'value',
+    'regexp-extended': 'flag',
+    separate: 'flag',
+    unbuffered: 'flag',
+    'null-data': 'flag',
+    'zero-terminated': 'flag',
+    binary: 'flag',
+    debug: 'flag',
+    posix: 'flag',
+    sandbox: 'flag',
+    'follow-symlinks': 'flag',
+    help: 'flag',
+    version: 'flag',
+  },
+  abbreviate: true,
+};
+
+const MAX_PROGRAM = 8192;
 
 export function sedRule(args: string[]): Judgement {
-  const scripts: string[] = [];
-  const positional: string[] = [];
-  let inPlace = false;
-  let scriptFile = false;
-  for (let k = 0; k < args.length; k++) {
-    const a = args[k] as string;
-    if (a === '--') {
-      positional.push(...args.slice(k + 1));
-      break;
-    }
-    if (a.startsWith('--')) {
-      const [name = '', value] = a.slice(2).split(/=(.*)/s);
-      const full = SED_LONG.filter((l) => l.startsWith(name));
-      if (full.includes('in-place') && (full.length === 1 || name === 'in-place' || name === 'i'))
-        inPlace = true;
-      else if (full[0] === 'expression') scripts.push(value ?? args[++k] ?? '');
-      else if (full[0] === 'file') scriptFile = true;
-      continue;
-    }
-    if (a.startsWith('-') && a.length > 1) {
-      for (let j = 1; j < a.length; j++) {
-        const f = a[j];
-        if (f === 'i') {
-          inPlace = true;
-          break;
-        }
-        if (f === 'e') {
-          scripts.push(a.slice(j + 1) || (args[++k] ?? ''));
-          break;
-        }
-        if (f === 'f') {
-          scriptFile = true;
-          break;
-        }
-        if (f === 'l') {
-          if (j === a.length - 1) k++;
-          break;
-        }
-      }
-      continue;
-    }
-    positional.push(a);
-  }
-  if (scriptFile) return judged(3, 'sed -f runs a script file the classifier cannot read');
-  if (scripts.length === 0 && positional.length > 0) scripts.push(positional.shift() as string);
+  const parsed = parseArgs(args, SED);
+  const unknown = parsed.unknown[0];
+  if (unknown !== undefined) return judged(3, `sed ${unknown} is an option the classifier does not model`);
+  if (parsed.options.some((o) => o.name === 'file'))
+    return judged(3, 'sed -f runs a script file the classifier cannot read');
+  const scripts = parsed.options.filter((o) => o.name === 'expression').map((o) => o.value ?? '');
+  const operands = [...parsed.operands];
+  if (scripts.length === 0 && operands.length > 0) scripts.push(operands.shift() as string);
   const reads: string[] = [];
   for (const script of scripts) {
     if (script.length > MAX_PROGRAM) return judged(3, 'sed script too long to read');
+    if (script.includes(VAR_OPEN)) return judged(3, BUILT('sed script'));
     const risk = sedScriptRisk(script);
-    if (risk.exec) return judged(3, 'sed runs shell commands (the e command or flag)');
-    if (risk.write) return judged(3, 'sed writes files (the w command or flag)');
-    if (risk.unreadable) return judged(3, 'sed script the classifier cannot read');
+    if (risk.outside) return judged(3, risk.outside);
     reads.push(...risk.reads);
   }
   const extra = reads.length > 0 ? { paths: reads } : {};
-  if (inPlace) return judged(2, 'sed -i edits files in place', extra);
+  const inPlace = parsed.options.find((o) => o.name === 'in-place');
+  if (inPlace) return judged(2, `sed -i edits files in place (${shown(inPlace)})`, extra);
   return judged(0, 'sed only prints', extra);
-}
-
-const MAX_PROGRAM = 8192;
-/** `getline < "file"` (or `getline var < "file"`): the literal is judged as a path. */
-const GETLINE_FROM = /\bgetline\b\s*(?:[A-Za-z_][\w]*\s*)?<\s*("(?:\\.|[^"\\])*")?/g;
-/** awk options whose argument is the next word. */
-const AWK_VALUE = new Set(['-F', '-v', '-f', '-e', '-E', '-i', '-l', '-W']);
-const AWK_DANGER_LONG = ['file', 'exec', 'include', 'load', 'pretty-print', 'profile', 'dump-variables'];
-
-export function awkRule(args: string[]): Judgement {
-  const programs: string[] = [];
-  const positional: string[] = [];
-  for (let k = 0; k < args.length; k++) {
-    const a = args[k] as string;
-    if (a === '--') {
-      positional.push(...args.slice(k + 1));
-      break;
-    }
-    if (a.startsWith('--')) {
-      const [name = '', value] = a.slice(2).split(/=(.*)/s);
-      if (name !== '' && AWK_DANGER_LONG.some((l) => l.startsWith(name))) {
-        return judged(3, `awk ${a.split('=')[0]} loads code or writes files`);
-      }
-      if (name !== '' && 'source'.startsWith(name)) programs.push(value ?? args[++k] ?? '');
-      continue;
-    }
-    if (a.startsWith('-') && a.length > 1) {
-      const flag = a.slice(0, 2);
-      if (flag === '-f' || flag === '-E' || flag === '-i' || flag === '-l') {
-        return judged(3, `awk ${flag} loads a program file the classifier cannot read`);
-      }
-      if (flag === '-o' || flag === '-p' || flag === '-d') return judged(3, `awk ${flag} writes a file`);
-      if (flag === '-e') programs.push(a.slice(2) || (args[++k] ?? ''));
-      else if (AWK_VALUE.has(flag) && a.length === 2) k++;
-      continue;
-    }
-    positional.push(a);
-  }
-  if (programs.length === 0) programs.push(positional[0] ?? '');
-  const paths: string[] = [];
-  for (const program of programs) {
-    if (program.length > MAX_PROGRAM) return judged(3, 'awk program too long to read');
-    for (const m of program.matchAll(GETLINE_FROM)) {
-      if (m[1] === undefined) return judged(3, 'awk reads a file named by an expression');
-      paths.push(m[1].slice(1, -1).replace(/\\(.)/g, '$1'));
-    }
-    const code = program.replace(/"(?:\\.|[^"\\])*"/g, '""');
-    if (/\bsystem\s*\(/.test(code)) return judged(3, 'awk runs shell commands with system()');
-    if (/\|/.test(code.replace(/\|\|/g, ''))) return judged(3, 'awk pipes to or from a shell command');
-    if (/\bprintf?\b[^;{}\n]*>/.test(code)) return judged(3, 'awk writes a file with > or >>');
-  }
-  return judged(
-    0,
-    paths.length > 0 ? 'awk reads files with getline' : 'awk only prints',
-    paths.length > 0 ? { paths } : {},
-  );
 }

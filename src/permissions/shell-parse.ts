@@ -30,6 +30,8 @@ export interface Segment {
   defines: boolean;
   /** Filled in by commandView. */
   view?: CommandView;
+  /** Index in `scan.inner` when the segment runs inside a substitution. */
+  substitution?: number;
 }
 
 export interface ParsedCommand {
@@ -53,7 +55,10 @@ export function parseCommand(command: string): ParsedCommand {
     // Only nesting deep enough to exhaust the stack gets here.
     scan = { text: command, opaque: ['a command nested too deeply to read'], inner: [], heredocs: [] };
   }
-  const text = scan.inner.length > 0 ? [scan.text, ...scan.inner].join(' ; ') : scan.text;
+  // One parse for the command and its substitutions' texts; a mark between them tells the
+  // segments of each substitution apart.
+  const text =
+    scan.inner.length > 0 ? [scan.text, ...scan.inner].join(` ; ${SUBSTITUTION_MARK} ; `) : scan.text;
   let entries: Entry[];
   try {
     entries = parse(text);
@@ -64,15 +69,32 @@ export function parseCommand(command: string): ParsedCommand {
   return { segments: toSegments(entries, scan), scan };
 }
 
+/** Between substitution texts in what is parsed; a control character, so never in a command. */
+const SUBSTITUTION_MARK = '\u0004';
+
+/** Every property set from the start, so all segments share one shape (the hot path reads them). */
+const newSegment = (piped: boolean): Segment => ({
+  words: [],
+  redirects: [],
+  piped,
+  defines: false,
+  view: undefined,
+  substitution: undefined,
+});
+
 function toSegments(entries: Entry[], scan: Scan): Segment[] {
   const segments: Segment[] = [];
-  let current: Segment = { words: [], redirects: [], piped: false, defines: false };
+  let current: Segment = newSegment(false);
   let redirect: string | undefined;
+  let substitution: number | undefined;
   const close = (piped: boolean) => {
     if (redirect) current.redirects.push({ op: redirect, target: '' });
     redirect = undefined;
-    if (current.words.length > 0 || current.redirects.length > 0) segments.push(current);
-    current = { words: [], redirects: [], piped, defines: false };
+    if (current.words.length > 0 || current.redirects.length > 0) {
+      if (substitution !== undefined) current.substitution = substitution;
+      segments.push(current);
+    }
+    current = newSegment(piped);
   };
   for (let k = 0; k < entries.length; k++) {
     const entry = entries[k];
@@ -94,6 +116,11 @@ function toSegments(entries: Entry[], scan: Scan): Segment[] {
       }
     }
     if (word === undefined) continue;
+    if (word === SUBSTITUTION_MARK) {
+      close(false);
+      substitution = substitution === undefined ? 0 : substitution + 1;
+      continue;
+    }
     if (redirect) {
       const doc = word.startsWith(HEREDOC_MARK) ? scan.heredocs[Number(word.slice(1))] : undefined;
       current.redirects.push(

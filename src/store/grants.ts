@@ -11,6 +11,7 @@ interface Row {
   tool: string;
   program: string | null;
   subcommand: string | null;
+  target: string | null;
   max_score: number;
   created_at: Date;
   expires_at: Date;
@@ -22,6 +23,7 @@ const toGrant = (r: Row): Grant => ({
   tool: r.tool,
   program: r.program,
   subcommand: r.subcommand,
+  target: r.target,
   maxScore: Number(r.max_score),
   createdAt: new Date(r.created_at),
   expiresAt: new Date(r.expires_at),
@@ -29,7 +31,8 @@ const toGrant = (r: Row): Grant => ({
 
 const LIVE = 'session_id = $1 and revoked_at is null and expires_at > $2';
 /** The same tool and scope: a null program is a grant on the whole (non-shell) tool. */
-const SAME_SCOPE = 'tool = $3 and program is not distinct from $4 and subcommand is not distinct from $5';
+const sameScope = (target: number) =>
+  `tool = $3 and program is not distinct from $4 and subcommand is not distinct from $5 and target is not distinct from $${target}`;
 
 /**
  * "Allow for this session" rows: narrow (a tool, and for shell a program and subcommand),
@@ -40,8 +43,16 @@ export function sessionGrants(db: Db, now: () => Date, ttlMs = DEFAULT_GRANT_TTL
     async covers(sessionId, tool, score, scope?: GrantScope) {
       if (score >= 3) return false;
       const found = await db.query(
-        `select 1 from session_grants where ${LIVE} and ${SAME_SCOPE} and max_score >= $6 limit 1`,
-        [sessionId, now(), tool, scope?.program ?? null, scope?.subcommand ?? null, score],
+        `select 1 from session_grants where ${LIVE} and ${sameScope(7)} and max_score >= $6 limit 1`,
+        [
+          sessionId,
+          now(),
+          tool,
+          scope?.program ?? null,
+          scope?.subcommand ?? null,
+          score,
+          scope?.target ?? null,
+        ],
       );
       return found.rows.length > 0;
     },
@@ -54,14 +65,14 @@ export function sessionGrants(db: Db, now: () => Date, ttlMs = DEFAULT_GRANT_TTL
       const work = async (tx: Queryable) => {
         const renewed = await tx.query(
           `update session_grants set expires_at = $6, max_score = greatest(max_score, $7)
-             where ${LIVE} and ${SAME_SCOPE} returning id`,
-          [...params, expires, maxScore],
+             where ${LIVE} and ${sameScope(8)} returning id`,
+          [...params, expires, maxScore, scope?.target ?? null],
         );
         if (renewed.rows.length > 0) return;
         await tx.query(
-          `insert into session_grants (id, session_id, tool, program, subcommand, max_score, created_at, expires_at)
-             values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [randomUUID(), sessionId, tool, params[3], params[4], maxScore, at, expires],
+          `insert into session_grants (id, session_id, tool, program, subcommand, target, max_score, created_at, expires_at)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [randomUUID(), sessionId, tool, params[3], params[4], scope?.target ?? null, maxScore, at, expires],
         );
       };
       // Inside a caller's transaction (an approval) the grant commits or vanishes with it.
@@ -70,7 +81,7 @@ export function sessionGrants(db: Db, now: () => Date, ttlMs = DEFAULT_GRANT_TTL
 
     async list(sessionId) {
       const rows = await db.query<Row>(
-        `select id, session_id, tool, program, subcommand, max_score, created_at, expires_at
+        `select id, session_id, tool, program, subcommand, target, max_score, created_at, expires_at
            from session_grants where ${LIVE} order by created_at, tool, program, subcommand, id`,
         [sessionId, now()],
       );

@@ -4,12 +4,9 @@
 // or its sync stream with test/matrix.test.ts when vitest runs the two files at once. The owner
 // and the stranger are the shared human accounts; the stranger is brought into the owner's direct
 // room, so their messages and reactions land right where the owner's do.
-import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type { PermissionDecision } from '../../src/channel/port.ts';
 import { type ChannelDriver, type PromptHandle, sleep } from './contract-drivers.ts';
+import { botAccountToken } from './matrix-accounts.ts';
 import { type MatrixHuman, matrixHuman, messagesFrom, reactionsTo } from './matrix-human.ts';
 import { openStewardDb, type RunningSteward, startSteward } from './matrix-steward.ts';
 import type { MatrixEnv } from './services.ts';
@@ -20,69 +17,8 @@ const KEYS: Record<PermissionDecision, string> = { once: '✅', session: '🔁',
 /** Enough for a sync long-poll to deliver an event and the channel to drop it. */
 const SETTLE_MS = 1200;
 
-/** Where scripts/test-services.sh keeps Synapse and its registration secret. */
-function synapseSecret(): string {
-  const dir =
-    process.env.STEWARD_TEST_SYNAPSE_DIR ??
-    join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'steward-test', 'synapse');
-  const file = join(dir, 'shared-secret');
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch {
-    throw new Error(
-      `cannot register ${BOT_USER}: no Synapse shared secret at ${file} (set STEWARD_TEST_SYNAPSE_DIR)`,
-    );
-  }
-}
-
-async function post(url: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return {
-    status: response.status,
-    json: (await response.json().catch(() => ({}))) as Record<string, unknown>,
-  };
-}
-
 /** The contract bot's access token: logged in on one fixed device, registered first if need be. */
-async function contractBotToken(homeserver: string): Promise<string> {
-  const password = `${BOT_USER}-test-password`;
-  const login = () =>
-    post(`${homeserver}/_matrix/client/v3/login`, {
-      type: 'm.login.password',
-      identifier: { type: 'm.id.user', user: BOT_USER },
-      password,
-      device_id: 'STEWARD_CONTRACT',
-    });
-  let answer = await login();
-  if (answer.status === 403) {
-    const nonce = (
-      (await (await fetch(`${homeserver}/_synapse/admin/v1/register`)).json()) as { nonce: string }
-    ).nonce;
-    const mac = createHmac('sha1', synapseSecret())
-      .update([nonce, BOT_USER, password, 'notadmin'].join('\0'))
-      .digest('hex');
-    const registered = await post(`${homeserver}/_synapse/admin/v1/register`, {
-      nonce,
-      username: BOT_USER,
-      password,
-      admin: false,
-      mac,
-    });
-    if (registered.status !== 200 && registered.json.errcode !== 'M_USER_IN_USE')
-      throw new Error(
-        `registering ${BOT_USER}: HTTP ${registered.status} ${JSON.stringify(registered.json)}`,
-      );
-    answer = await login();
-  }
-  const token = answer.json.access_token;
-  if (answer.status !== 200 || typeof token !== 'string')
-    throw new Error(`logging ${BOT_USER} in: HTTP ${answer.status} ${JSON.stringify(answer.json)}`);
-  return token;
-}
+const contractBotToken = (homeserver: string) => botAccountToken(homeserver, BOT_USER, 'STEWARD_CONTRACT');
 
 export function matrixDriver(env: MatrixEnv): ChannelDriver {
   const owner: MatrixHuman = matrixHuman(env.homeserver, env.ownerToken);

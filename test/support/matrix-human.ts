@@ -39,9 +39,13 @@ export function matrixHuman(homeserver: string, token: string) {
     async userId(): Promise<string> {
       return (await api<{ user_id: string }>('GET', '/_matrix/client/v3/account/whoami')).user_id;
     },
-    async createRoom(options: { invite?: string[]; encrypted?: boolean } = {}): Promise<string> {
+    /** `direct`: as clients open a direct chat (is_direct on the invite, trusted_private_chat). */
+    async createRoom(
+      options: { invite?: string[]; encrypted?: boolean; direct?: boolean } = {},
+    ): Promise<string> {
       const created = await api<{ room_id: string }>('POST', '/_matrix/client/v3/createRoom', {
-        preset: 'private_chat',
+        preset: options.direct ? 'trusted_private_chat' : 'private_chat',
+        ...(options.direct ? { is_direct: true } : {}),
         invite: options.invite ?? [],
         initial_state: options.encrypted
           ? [{ type: 'm.room.encryption', state_key: '', content: { algorithm: 'm.megolm.v1.aes-sha2' } }]
@@ -54,6 +58,15 @@ export function matrixHuman(homeserver: string, token: string) {
     },
     async join(roomId: string) {
       await api('POST', `/_matrix/client/v3/join/${encodeURIComponent(roomId)}`, {});
+    },
+    async joinedRooms(): Promise<string[]> {
+      return (await api<{ joined_rooms: string[] }>('GET', '/_matrix/client/v3/joined_rooms')).joined_rooms;
+    },
+    async accountData(type: string): Promise<Record<string, unknown> | undefined> {
+      const me = encodeURIComponent(
+        (await api<{ user_id: string }>('GET', '/_matrix/client/v3/account/whoami')).user_id,
+      );
+      return api('GET', `/_matrix/client/v3/user/${me}/account_data/${type}`).catch(() => undefined);
     },
     async membership(roomId: string, userId: string): Promise<string | undefined> {
       const state = await api<{ membership?: string }>(

@@ -25,6 +25,8 @@ export interface RunningSteward {
   db: Db;
   directRoom: string;
   botId: string;
+  /** The bot's device and key, when encryption is on. */
+  device?: { id: string; ed25519: string };
   /** Stops the channel and waits for `run` to return; the database stays open. */
   stop(): Promise<void>;
 }
@@ -41,6 +43,9 @@ export async function startSteward(
   model: ScriptedModel,
   db: Db,
   workspace: string,
+  /** End-to-end encryption: off unless asked for, as the shared test bot's one device cannot start
+   * anew with fresh keys in every test's fresh database. */
+  options: { encryption?: boolean } = {},
 ): Promise<RunningSteward> {
   const log = createLogger(process.env.STEWARD_TEST_LOG ?? 'silent', [env.botToken]);
   const now = () => new Date();
@@ -77,6 +82,7 @@ export async function startSteward(
     editIntervalMs: 150,
     typingEveryMs: 1000,
     pollMs: 1000,
+    encryption: options.encryption ?? false,
   });
   const stopper = new AbortController();
   const running = runChannel(channel, assistant, stopper.signal);
@@ -90,6 +96,7 @@ export async function startSteward(
     db,
     directRoom: ready.directRoom,
     botId: ready.userId,
+    ...(ready.device ? { device: ready.device } : {}),
     async stop() {
       stopper.abort();
       await running;

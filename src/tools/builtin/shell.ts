@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, realpath } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { resolve } from 'node:path';
+import { shellSafetyEnv } from '../../permissions/home-config.ts';
 import type { SandboxClient } from '../../sandbox/client.ts';
 import {
   DEFAULT_HOST_JAIL_MODE,
@@ -127,7 +128,10 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
     // The jail binds the real path; HOME and the working directory are that same path inside.
     const workspace = await realpath(resolve(ctx.workspace));
     const { bash, jail } = await hostShell();
+    // Git, curl, wget, less and pagers never read configuration a command could have planted: the
+    // classifier judges `git status` and friends read-only only under these variables.
     const env = dialectEnv(options.baseEnv ?? process.env, workspace, {
+      ...shellSafetyEnv(),
       ...options.extraEnv,
       ...ctx.shell?.extraEnv,
     });
