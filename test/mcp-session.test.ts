@@ -27,7 +27,10 @@ describe('a sensitive MCP server', () => {
   it('pins the session to the sensitive route from the call on', async () => {
     const rig = await mcpRig({
       servers: { vault: { command: node, args: [HOSTILE], sensitive: true, allow: ['echo'], index: false } },
-      file: { routes: { local: [{ provider: 'default', model: 'local-model' }] }, sensitive_tool_route: 'local' },
+      file: {
+        routes: { local: [{ provider: 'default', model: 'local-model' }] },
+        sensitive_tool_route: 'local',
+      },
       script: [call('vault__echo', { message: 'x' }), reply('ok'), reply('still local')],
     });
     rigs.push(rig);
@@ -49,8 +52,12 @@ describe('/tools and restarts', () => {
     await first.say('load one');
     await first.say('/tools');
     const answer = first.out.filter((e) => e.type === 'reply').at(-1);
-    expect(answer?.type === 'reply' && answer.text).toMatch(/MCP servers:\n {2}many {2}stdio {2}connected {2}12 tools {2}untrusted, indexed\n/);
-    expect(answer?.type === 'reply' && answer.text).toContain('Loaded from the index in this session: many__action_07');
+    expect(answer?.type === 'reply' && answer.text).toMatch(
+      /MCP servers:\n {2}many {2}stdio {2}connected {2}12 tools {2}untrusted, indexed\n/,
+    );
+    expect(answer?.type === 'reply' && answer.text).toContain(
+      'Loaded from the index in this session: many__action_07',
+    );
     await first.built.mcp.stop();
 
     const second = await mcpRig({
