@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { classifierBench } from './classifier.ts';
 import { containerOverhead } from './container-overhead.ts';
 import { loopOverhead } from './loop-overhead.ts';
+import { mcpIndexBench } from './mcp-index.ts';
 import { offloadMemory } from './offload-memory.ts';
 
 const results = [
@@ -10,6 +11,7 @@ const results = [
   await offloadMemory(),
   await classifierBench(),
   await containerOverhead(),
+  await mcpIndexBench(),
 ];
 const dir = new URL('./results/', import.meta.url);
 mkdirSync(dir, { recursive: true });

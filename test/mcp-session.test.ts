@@ -71,3 +71,17 @@ describe('/tools and restarts', () => {
     expect(names).toEqual(['many__action_07']);
   }, 60_000);
 });
+
+describe('the index bench', () => {
+  it('a 40-tool server behind the index costs fewer prompt tokens per request than its eager schemas', async () => {
+    const { mcpIndexBench } = await import('../bench/mcp-index.ts');
+    const figures = await mcpIndexBench();
+    console.info(`mcp index: ${JSON.stringify(figures)}`);
+    expect(figures.eagerSchemasOffered).toBe(40);
+    expect(figures.indexedSchemasOffered).toBe(0);
+    expect(figures.indexedTokensPerRequest).toBeLessThan(figures.eagerTokensPerRequest);
+    // One loaded schema costs about a fortieth of the eager set, not the whole of it.
+    expect(figures.indexedTokensAfterLoadingOne).toBeLessThan(figures.eagerTokensPerRequest / 2);
+    expect(figures.ratio).toBeGreaterThan(2);
+  }, 60_000);
+});
