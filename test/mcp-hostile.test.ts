@@ -178,8 +178,8 @@ describe('servers that fail to start', () => {
       {
         limits: {
           ...DEFAULT_MCP_LIMITS,
-          connectMs: 400,
-          readyWaitMs: 5_000,
+          connectMs: 3_000,
+          readyWaitMs: 10_000,
           restartBaseMs: 100,
           killGraceMs: 200,
         },
@@ -198,12 +198,12 @@ describe('servers that fail to start', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     try {
       const byName = Object.fromEntries(manager.status().map((s) => [s.name, s]));
-      expect(byName.good?.state).toBe('connected');
+      expect([byName.good?.state, byName.good?.lastError]).toEqual(['connected', undefined]);
       expect(byName.good?.tools.length).toBeGreaterThan(8);
       expect(byName.slow?.state).toBe('restarting');
       expect(byName.gone?.state).toBe('restarting');
       expect(reports.filter((l) => l.includes('server slow'))).toEqual([
-        expect.stringMatching(/server slow did not start: initialize did not finish within 0.4 s/),
+        expect.stringMatching(/server slow did not start: initialize did not finish within 3 s/),
       ]);
       expect(reports.filter((l) => l.includes('server gone'))).toEqual([
         expect.stringMatching(
