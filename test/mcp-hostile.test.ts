@@ -83,7 +83,19 @@ describe('a hostile MCP server', () => {
       expect(events.some((d) => d.kind === 'tool_started' && d.tool === tool)).toBe(true);
       expect(events.some((d) => d.kind === 'tool_result' && d.tool === tool)).toBe(true);
     }
-    const audit = await rig.db.query<{ tool: string; layer: string }>('select tool, layer from audit_log');
+    // A server's error is logged as an error, and fenced as its words.
+    for (const tool of ['bad__fail', 'bad__rpc_error']) {
+      expect(events.find((d) => d.kind === 'tool_result' && d.tool === tool)).toMatchObject({
+        isError: true,
+        untrusted: true,
+      });
+    }
+    const audit = await rig.db.query<{ tool: string; layer: string; outcome: string }>(
+      'select tool, layer, outcome from audit_log',
+    );
+    expect(
+      audit.rows.filter((r) => r.tool === 'bad__fail' || r.tool === 'bad__rpc_error').map((r) => r.outcome),
+    ).toEqual(['error', 'error']);
     expect(audit.rows).toHaveLength(steps.length - 1);
     expect(audit.rows.filter((r) => r.layer === 'exempt')).toEqual([]);
   }, 60_000);

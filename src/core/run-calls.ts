@@ -72,6 +72,8 @@ async function runOne(deps: LoopDeps, turn: TurnContext, log: TurnLog, plan: Run
   );
   const { text: content, fenced } = await shapeResult(deps, turn, call.name, tool.trusted === true, outcome);
   const durationMs = Math.round(performance.now() - started);
-  await turn.sink({ type: 'tool_finished', callId: call.id, tool: call.name, ok: outcome.ok, durationMs });
-  return { ok: outcome.ok, content, durationMs, fenced };
+  // A tool's own account of its failure was shaped as a result, and still counts as an error.
+  const ok = outcome.ok && outcome.isError !== true;
+  await turn.sink({ type: 'tool_finished', callId: call.id, tool: call.name, ok, durationMs });
+  return { ok, content, durationMs, fenced };
 }

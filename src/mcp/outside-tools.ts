@@ -84,7 +84,7 @@ export function mcpTool(
     async execute(args, ctx) {
       const { text, isError } = await connection.call(info.name, args, ctx.signal, limits.callTimeoutMs);
       // A tool error is a result the model reads; its text is the server's, so it is fenced too.
-      return { text: isError ? `${name} reported an error:\n${text}` : text };
+      return isError ? { text: `${name} reported an error:\n${text}`, isError: true } : { text };
     },
   };
   return { tool, validate: compiled.validate };

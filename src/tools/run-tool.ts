@@ -3,7 +3,8 @@ import type { Tool, ToolContext } from './types.ts';
 import { ToolInputError } from './types.ts';
 
 export type ToolOutcome =
-  | { ok: true; content: string | AsyncIterable<string>; trusted?: boolean }
+  /** `isError`: the tool's own account of a failure, shaped like a result but logged as an error. */
+  | { ok: true; content: string | AsyncIterable<string>; trusted?: boolean; isError?: boolean }
   | { ok: false; content: string };
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<string> {
@@ -62,11 +63,14 @@ export async function runTool(
     try {
       const output: unknown = await tool.execute(args, { ...ctx, signal: controller.signal });
       if (typeof output === 'object' && output !== null && 'text' in output) {
-        const { text, trusted } = output as { text: unknown; trusted?: unknown };
+        const { text, trusted, isError } = output as { text: unknown; trusted?: unknown; isError?: unknown };
         if (typeof text === 'string' || isAsyncIterable(text)) {
-          return typeof trusted === 'boolean'
-            ? { ok: true, content: text, trusted }
-            : { ok: true, content: text };
+          return {
+            ok: true,
+            content: text,
+            ...(typeof trusted === 'boolean' ? { trusted } : {}),
+            ...(isError === true ? { isError: true } : {}),
+          };
         }
       }
       if (typeof output !== 'string') {

@@ -48,6 +48,12 @@ export interface ToolOutput {
   text: string | AsyncIterable<string>;
   /** Overrides the tool's flag for this result (retrieve_output keeps the original's trust). */
   trusted?: boolean;
+  /**
+   * The tool ran and failed, and `text` is its own account (an MCP server's error): logged as an
+   * error, but shaped like any result (offloaded when large, fenced unless trusted), since it is
+   * not the harness's prose.
+   */
+  isError?: boolean;
 }
 
 /** Thrown by a tool whose arguments passed the schema but still make no sense; the model can fix it. */
