@@ -5,7 +5,7 @@ import type { BotCommand, InlineKeyboardMarkup } from 'grammy/types';
 import { encodeButton } from './callback-data.ts';
 import { escapeHtml } from './html.ts';
 
-/** The command menu. /new, /help, /cost, /grants, /revoke and /research are the core's; /output is ours. */
+/** The command menu. /new, /help, /cost, /grants, /revoke, /tools and /research are the core's; /output is ours. */
 export const BOT_COMMANDS: readonly BotCommand[] = [
   { command: 'start', description: 'Say hello and list the commands' },
   { command: 'help', description: 'What the commands do' },
@@ -15,6 +15,7 @@ export const BOT_COMMANDS: readonly BotCommand[] = [
   { command: 'budget', description: 'Spend against the caps; /budget daily <dollars> for today' },
   { command: 'grants', description: 'What you allowed for this session' },
   { command: 'revoke', description: 'Take back a grant: /revoke <id> or /revoke all' },
+  { command: 'tools', description: 'Tools: built-in, MCP servers connected, loaded in this session' },
   { command: 'output', description: 'A stored tool output as a file: /output <ref>' },
   { command: 'research', description: 'Answer from evidence: /research <question>' },
 ];
