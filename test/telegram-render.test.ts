@@ -271,6 +271,7 @@ describe('payloads of the calls the emulator cannot answer', () => {
       'budget',
       'grants',
       'revoke',
+      'tools',
       'output',
       'research',
     ]);
