@@ -10,6 +10,7 @@ import { createToolRegistry } from '../../src/tools/registry.ts';
 import type { Tool } from '../../src/tools/types.ts';
 import { conservativeGate } from './gates.ts';
 import type { ScriptStep } from './scripted-model.ts';
+import { scriptedRoute } from './scripted-model.ts';
 
 export const CHANNEL = 'test';
 export const ROOM = 'r';
