@@ -5,14 +5,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboundEvent } from '../src/channel/port.ts';
 import { createAssistant } from '../src/core/assistant.ts';
 import { budgetReport, capRefusal, levelsReached } from '../src/core/budget.ts';
-import { openAiCompatible } from '../src/gateway/openai-compatible.ts';
 import { createLogger } from '../src/log.ts';
 import type { Db } from '../src/store/db.ts';
 import { sessionGrants } from '../src/store/grants.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import { conservativeGate } from './support/gates.ts';
-import { type ScriptedModel, type ScriptStep, startScriptedModel } from './support/scripted-model.ts';
+import {
+  type ScriptedModel,
+  type ScriptStep,
+  scriptedRoute,
+  startScriptedModel,
+} from './support/scripted-model.ts';
 import { embeddedBackend } from './support/services.ts';
 
 describe('the pure parts', () => {
@@ -85,16 +89,7 @@ describe('spend caps over a real store', () => {
       owners: { test: 'owner' },
       workspace: '/nonexistent',
       gate: conservativeGate(sessionGrants(db, () => now)),
-      route: {
-        name: 'default',
-        entries: [
-          {
-            providerName: 'default',
-            provider: openAiCompatible({ baseUrl: model.baseUrl }),
-            model: 'test-model',
-          },
-        ],
-      },
+      route: scriptedRoute(model.baseUrl),
       prices: { 'test-model': { inputPerMTok: 0, outputPerMTok: 60_000 } },
       tools: createToolRegistry([
         {
@@ -168,16 +163,7 @@ describe('spend caps over a real store', () => {
       owners: { test: 'owner' },
       workspace: '/nonexistent',
       gate: conservativeGate(sessionGrants(db, () => now)),
-      route: {
-        name: 'default',
-        entries: [
-          {
-            providerName: 'default',
-            provider: openAiCompatible({ baseUrl: model.baseUrl }),
-            model: 'test-model',
-          },
-        ],
-      },
+      route: scriptedRoute(model.baseUrl),
       tools: createToolRegistry([]),
       retry: { retries: 0 },
       budget: { dailyUsd: 0.01 },

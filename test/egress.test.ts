@@ -12,7 +12,6 @@ import type { OutboundEvent, PermissionPrompt } from '../src/channel/port.ts';
 import { createAssistant } from '../src/core/assistant.ts';
 import { egressContext } from '../src/core/egress-context.ts';
 import type { SessionEvent, SessionEventData } from '../src/core/session-events.ts';
-import { openAiCompatible } from '../src/gateway/openai-compatible.ts';
 import { createLogger } from '../src/log.ts';
 import { addressVerdict, type Resolver, staticResolver } from '../src/netguard/index.ts';
 import { permissionChain } from '../src/permissions/chain.ts';
@@ -23,7 +22,12 @@ import { migrate } from '../src/store/migrate.ts';
 import { createWebFetchTool } from '../src/tools/builtin/web-fetch.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import { decideAndWait } from './support/decide.ts';
-import { type ScriptedModel, type ScriptStep, startScriptedModel } from './support/scripted-model.ts';
+import {
+  type ScriptedModel,
+  type ScriptStep,
+  scriptedRoute,
+  startScriptedModel,
+} from './support/scripted-model.ts';
 import { embeddedBackend, tempDir } from './support/services.ts';
 
 describe('hosts named in text', () => {
@@ -187,16 +191,7 @@ describe('a fenced page cannot make steward send its environment anywhere', () =
       workspace,
       grants,
       gate: permissionChain({ workspace, grants }),
-      route: {
-        name: 'default',
-        entries: [
-          {
-            providerName: 'default',
-            provider: openAiCompatible({ baseUrl: model.baseUrl }),
-            model: 'test-model',
-          },
-        ],
-      },
+      route: scriptedRoute(model.baseUrl),
       tools: createToolRegistry([
         createWebFetchTool({
           resolver,

@@ -126,7 +126,9 @@ describe('grant scopes', () => {
       { program: 'mkdir', subcommand: null, target: null },
       { program: 'mv', subcommand: null, target: null },
     ]);
-    expect(scopes('find . -exec mv {} x \\;')).toEqual([{ program: 'find', subcommand: '-exec mv', target: null }]);
+    expect(scopes('find . -exec mv {} x \\;')).toEqual([
+      { program: 'find', subcommand: '-exec mv', target: null },
+    ]);
     for (const command of [
       'env',
       'sh -c ls',
@@ -195,7 +197,9 @@ describe('session grants on PGlite', () => {
   it('never covers score 3, even of a granted program', async () => {
     await approve(shell(session, 'curl https://example.com'));
     // The grant is for that host: another page there runs, another host asks again.
-    expect(await chain.judge(shell(session, 'curl https://example.com/b'))).toMatchObject({ verdict: 'allow' });
+    expect(await chain.judge(shell(session, 'curl https://example.com/b'))).toMatchObject({
+      verdict: 'allow',
+    });
     expect(await chain.judge(shell(session, 'curl https://example.org'))).toMatchObject({ verdict: 'ask' });
     expect(await chain.judge(shell(session, 'curl -o page.html https://example.com'))).toMatchObject({
       verdict: 'ask',

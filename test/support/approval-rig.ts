@@ -3,7 +3,6 @@
 // model that asks for that tool on a fresh message and answers once it has a result.
 import { appendFileSync } from 'node:fs';
 import { createAssistant } from '../../src/core/assistant.ts';
-import { openAiCompatible } from '../../src/gateway/openai-compatible.ts';
 import { createLogger } from '../../src/log.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
 import { sessionGrants } from '../../src/store/grants.ts';
@@ -11,6 +10,7 @@ import { createToolRegistry } from '../../src/tools/registry.ts';
 import type { Tool } from '../../src/tools/types.ts';
 import { conservativeGate } from './gates.ts';
 import type { ScriptStep } from './scripted-model.ts';
+import { scriptedRoute } from './scripted-model.ts';
 
 export const CHANNEL = 'test';
 export const ROOM = 'r';
@@ -50,16 +50,7 @@ export function rigAssistant(db: Db, opts: { modelUrl: string; marker: string; n
     owners: { [CHANNEL]: OWNER },
     workspace: '/nonexistent',
     gate: conservativeGate(sessionGrants(db, now)),
-    route: {
-      name: 'default',
-      entries: [
-        {
-          providerName: 'default',
-          provider: openAiCompatible({ baseUrl: opts.modelUrl }),
-          model: 'test-model',
-        },
-      ],
-    },
+    route: scriptedRoute(opts.modelUrl),
     tools: createToolRegistry([markTool(opts.marker)]),
     retry: { retries: 0 },
     limits: { permissionTtlMs: 60_000 },

@@ -2,6 +2,7 @@
 // provider client runs over real sockets. It records every request for assertions.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { openAiCompatible } from '../../src/gateway/openai-compatible.ts';
 
 export type ScriptStep =
   /** A streamed reply: `chunks` are sent as separate SSE events (split anywhere you like). */
@@ -181,3 +182,9 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('error', reject);
   });
 }
+
+/** The default route, one entry: the real OpenAI-compatible client pointed at a scripted model. */
+export const scriptedRoute = (baseUrl: string, model = 'test-model') => ({
+  name: 'default',
+  entries: [{ providerName: 'default', provider: openAiCompatible({ baseUrl }), model }],
+});
