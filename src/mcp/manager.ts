@@ -150,12 +150,16 @@ export function mcpManager(servers: readonly McpServerConfig[], deps: ManagerDep
     async ready(signal) {
       if (connections.length === 0) return;
       let timer: NodeJS.Timeout | undefined;
+      let stop = () => {};
       const waited = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, deps.limits.readyWaitMs);
-        signal?.addEventListener('abort', () => resolve(), { once: true });
+        stop = () => resolve();
+        signal?.addEventListener('abort', stop, { once: true });
       });
       await Promise.race([Promise.all(connections.map((c) => c.settled())), waited]);
       clearTimeout(timer);
+      // The turn's signal lives as long as steward: no listener may pile up on it per step.
+      signal?.removeEventListener('abort', stop);
     },
     checked: () => catalog.checked,
     indexed: () => catalog.indexed,
