@@ -10,7 +10,10 @@ import { backends, tempDir } from './support/services.ts';
 
 const TABLES = [
   'audit_log',
+  'budget_notices',
+  'budget_overrides',
   'digest_runs',
+  'matrix_crypto_store',
   'matrix_prompts',
   'matrix_seen_events',
   'matrix_state',
