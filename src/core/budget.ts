@@ -52,7 +52,9 @@ export function budget(deps: { db: Db; now: () => Date; caps: BudgetCaps }) {
       monthly: await ledger.spentSince({ since: first }),
     };
   };
+  // Only a configured daily cap can be raised for today: without one, no model call pays a lookup.
   const caps = async (): Promise<BudgetCaps> => {
+    if (deps.caps.dailyUsd === undefined) return deps.caps;
     const raised = await ledger.dailyOverride(dayKey(deps.now()));
     return raised === undefined ? deps.caps : { ...deps.caps, dailyUsd: raised };
   };
@@ -92,6 +94,9 @@ export function budget(deps: { db: Db; now: () => Date; caps: BudgetCaps }) {
     /** `/budget` and `/budget daily <dollars>`. */
     async command(args: string[]): Promise<string> {
       if (args[0] === 'daily') {
+        if (deps.caps.dailyUsd === undefined) {
+          return 'No daily cap is configured, so there is nothing to change; set budget.daily_usd in the config file.';
+        }
         const amount = Number(args[1]);
         if (!Number.isFinite(amount) || amount <= 0)
           return 'Usage: /budget daily <dollars>, e.g. /budget daily 5';
