@@ -14,21 +14,9 @@ import { telegramOut } from '../adapters/telegram/telegram-out.ts';
 import { transientRetry } from '../adapters/telegram/transient-retry.ts';
 import type { ChannelPort } from '../src/channel/port.ts';
 import { createLogger } from '../src/log.ts';
+import { update, wait } from './support/telegram-updates.ts';
 
 const silent = createLogger('silent', []);
-const update = (id: number, text = `m${id}`): Update =>
-  ({
-    update_id: id,
-    message: { message_id: id, date: 0, chat: { id: 1, type: 'private', first_name: 'o' }, text },
-  }) as Update;
-
-const wait = async (check: () => boolean, what: string, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
 
 /** Telegram's offset rules: a call with offset N forgets every update below N; the rest come again. */
 function fakeTelegram() {

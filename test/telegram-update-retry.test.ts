@@ -6,21 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type GetUpdatesArgs, startPolling } from '../adapters/telegram/confirmed-polling.ts';
 import { droppedNotice, handleWithRetry, retryDelay } from '../adapters/telegram/update-retry.ts';
 import { createLogger } from '../src/log.ts';
+import { update, wait } from './support/telegram-updates.ts';
 
 const silent = createLogger('silent', []);
-const update = (id: number, text = `m${id}`): Update =>
-  ({
-    update_id: id,
-    message: { message_id: id, date: 0, chat: { id: 1, type: 'private', first_name: 'o' }, text },
-  }) as Update;
-
-const wait = async (check: () => boolean, what: string, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
 
 function fakeTelegram() {
   let pending: Update[] = [];
