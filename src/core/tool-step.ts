@@ -4,6 +4,7 @@ import type { ToolCall } from '../gateway/types.ts';
 import { dangerLevel } from '../permissions/gate.ts';
 import { recordAudit } from '../store/audit-log.ts';
 import { type CallPlan, planCall } from './call-plan.ts';
+import { egressContext } from './egress-context.ts';
 import { type Ran, runCalls } from './run-calls.ts';
 import type { TurnState } from './turn-state.ts';
 import type { LoopDeps, TurnContext, TurnLog } from './turn-types.ts';
@@ -23,7 +24,9 @@ export async function settleOpenCalls(
   state: TurnState,
 ): Promise<StepEnd> {
   const plans: CallPlan[] = [];
-  for (const call of open) plans.push(await planCall(deps, turn, log, state, call));
+  // What the session's log says about egress, read once for the step's calls.
+  const egress = egressContext(log.events);
+  for (const call of open) plans.push(await planCall(deps, turn, log, state, call, egress));
 
   let parked = false;
   for (const plan of plans) {

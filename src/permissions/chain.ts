@@ -3,7 +3,7 @@
 // (never score 3) → ask the owner.
 import { resolve } from 'node:path';
 import { relaxForContainer } from './container-relax.ts';
-import { commandHosts, fetchHost, UNTAINTED, unknownHosts } from './egress.ts';
+import { commandHosts, fetchHost, UNTAINTED, unknownHosts, urlHosts } from './egress.ts';
 import {
   EXEMPT_TOOLS,
   type Grant,
@@ -113,7 +113,14 @@ export function permissionChain(options: ChainOptions): PermissionGate {
       }
       // Before the exempt list: an outside tool is never exempt, whatever its name.
       const outsider = options.outside?.(tool);
-      if (outsider) return judgeOutsideTool(grants, call, outsider, canonical);
+      // An outside tool may reach the network with what it is given: a URL in its arguments to a
+      // host nobody named asks too, even for a tool the operator allowed.
+      if (outsider)
+        return egressGate(
+          call,
+          urlHosts(canonical),
+          await judgeOutsideTool(grants, call, outsider, canonical),
+        );
       if (exempt.has(tool)) {
         return {
           verdict: 'allow',

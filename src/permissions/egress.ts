@@ -27,13 +27,19 @@ const URL_LIKE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>()]+/gi;
 // A bare name with a dot and a letters-only last label: example.org, api.example.co.uk.
 const BARE_HOST = /(?<![\w./:-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63})(?![\w-])/gi;
 
-/** Every host a text names: in URLs (any scheme with an authority) and as bare domain names. */
-export function hostsIn(text: string): string[] {
+/** The hosts of every URL (any scheme with an authority) in a text. */
+export function urlHosts(text: string): string[] {
   const found = new Set<string>();
   for (const match of text.matchAll(URL_LIKE)) {
     const url = URL.parse(match[0]);
     if (url?.hostname) found.add(normalHost(url.hostname));
   }
+  return [...found];
+}
+
+/** Every host a text names: in URLs and as bare domain names. */
+export function hostsIn(text: string): string[] {
+  const found = new Set<string>(urlHosts(text));
   for (const match of text.replaceAll(URL_LIKE, ' ').matchAll(BARE_HOST)) {
     found.add(normalHost(match[1] as string));
   }
@@ -50,11 +56,7 @@ const NETWORK_PROGRAMS =
  * count only beside a network program, where a false alarm costs one question.
  */
 export function commandHosts(command: string): string[] {
-  const found = new Set<string>();
-  for (const match of command.matchAll(URL_LIKE)) {
-    const url = URL.parse(match[0]);
-    if (url?.hostname) found.add(normalHost(url.hostname));
-  }
+  const found = new Set<string>(urlHosts(command));
   if (NETWORK_PROGRAMS.test(command)) {
     const rest = command.replaceAll(URL_LIKE, ' ').replace(/[\w.+-]+@/g, ' ');
     for (const match of rest.matchAll(BARE_HOST)) found.add(normalHost(match[1] as string));
