@@ -2,6 +2,7 @@
 // nobody answered in time are settled as timeouts. Both run once per process, from `start`.
 import type { PermissionPrompt } from '../channel/port.ts';
 import { dangerLevel } from '../permissions/gate.ts';
+import { STEWARD } from './approvals.ts';
 import { type Core, driveIn, type Outbox, UNATTENDED_SENDER } from './core.ts';
 
 /**
@@ -53,7 +54,7 @@ export async function expireOverdue(core: Core, outbox: Outbox): Promise<number>
         type: 'permission_settled',
         requestId: request.id,
         decision: 'timeout',
-        decidedBy: 'steward',
+        decidedBy: STEWARD,
       });
       await sink({
         type: 'notice',
