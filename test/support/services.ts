@@ -58,8 +58,21 @@ export async function freshPostgres(adminUrl: string): Promise<{ url: string; dr
     async drop() {
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      try {
+        // A backend the test role may not terminate (a server process still winding down on the
+        // database, seen once under load) makes `force` refuse; it is gone a moment later.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await c.query(`drop database if exists ${name} with (force)`);
+            return;
+          } catch (error) {
+            if ((error as { code?: string }).code !== '42501' || attempt >= 20) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 250));
+          }
+        }
+      } finally {
+        await c.end();
+      }
     },
   };
 }
