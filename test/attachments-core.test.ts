@@ -3,6 +3,7 @@
 // transcription, a sensitive route) is one line, with nothing fetched that is not needed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_VISION, TRANSCRIPTION_HOWTO } from '../src/attachments/lines.ts';
+import { transcriber } from '../src/attachments/transcribe.ts';
 import type { InboundAttachment, InboundMessage, OutboundEvent } from '../src/channel/port.ts';
 import { type AssistantDeps, createAssistant } from '../src/core/assistant.ts';
 import { createLogger } from '../src/log.ts';
@@ -13,6 +14,7 @@ import { createToolRegistry } from '../src/tools/registry.ts';
 import { lastUserMessage, PNG } from './support/attachment-fixtures.ts';
 import { conservativeGate } from './support/gates.ts';
 import { reply, type ScriptedModel, scriptedRoute, startScriptedModel } from './support/scripted-model.ts';
+import { startScriptedTranscription } from './support/scripted-transcription.ts';
 import { embeddedBackend } from './support/services.ts';
 
 describe('attachments in the core', () => {
@@ -148,5 +150,42 @@ describe('attachments in the core', () => {
     const fetched = file('document', Buffer.alloc(10), 'small.txt');
     await send(core, { attachments: [fetched.attachment], text: 'x' });
     expect(fetched.fetched).toEqual([2048]);
+  });
+
+  it('a document is kept like a tool output: /output reads it back whole, in this room only', async () => {
+    room++;
+    const core = assistant();
+    const text = Array.from({ length: 3000 }, (_, i) => `row ${i},value ${i * 3}`).join('\n');
+    await send(core, { attachments: [file('document', Buffer.from(text), 'table.csv').attachment] });
+    const found = await db.query<{ ref: string }>(
+      "select ref from tool_outputs where tool = 'table.csv' order by created_at desc limit 1",
+    );
+    const ref = found.rows[0]?.ref as string;
+    const reading = await core.readOutput({ channel: 'test', room: `r${room}`, senderId: 'owner', ref });
+    if (!reading.ok) throw new Error(reading.text);
+    let whole = '';
+    for await (const page of reading.pages) whole += page;
+    expect(whole).toBe(`${text}\n`);
+    const elsewhere = await core.readOutput({ channel: 'test', room: 'other', senderId: 'owner', ref });
+    expect(elsewhere.ok).toBe(false);
+  });
+
+  it('a transcription endpoint that fails gets one line naming the failure, and no model call', async () => {
+    room++;
+    const stt = await startScriptedTranscription(() => ({ status: 503, body: { error: 'loading model' } }));
+    try {
+      const core = assistant({
+        attachments: { transcribe: transcriber({ baseUrl: stt.baseUrl, model: 'w' }) },
+      });
+      const before = cloud.requests.length;
+      const events = await send(core, { attachments: [file('voice', Buffer.from('OggS')).attachment] });
+      expect(replies(events)).toEqual([
+        'Not read: the voice note: the transcription endpoint answered HTTP 503.',
+      ]);
+      expect(stt.requests).toHaveLength(1);
+      expect(cloud.requests.length).toBe(before);
+    } finally {
+      await stt.close();
+    }
   });
 });

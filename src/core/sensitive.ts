@@ -2,9 +2,9 @@ import type { Route } from '../gateway/router.ts';
 import type { SessionEvent } from './session-events.ts';
 
 /**
- * A session that ever ran a sensitive tool (or took in an attachment of a kind the config marks
- * sensitive) stays on the sensitive route: privacy is a property of
- * the transcript, not of one turn. Derived from the log, so it holds across restarts.
+ * A session that ever ran a sensitive tool, or took in an attachment of a kind the config marks
+ * sensitive, stays on the sensitive route: privacy is a property of the transcript, not of one
+ * turn. Derived from the log, so it holds across restarts.
  */
 export function touchedSensitive(events: readonly SessionEvent[]): boolean {
   return events.some(
