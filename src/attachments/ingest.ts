@@ -13,7 +13,7 @@ import type { AttachmentRecord } from '../core/session-events.ts';
 import type { AttachmentLimits } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import type { OutputStore } from '../offload/output-store.ts';
-import { fence } from '../trust/fence.ts';
+import { fence, neutralizeMarkers } from '../trust/fence.ts';
 import { readDocument } from './document.ts';
 import { imageMime, storeImage } from './images.ts';
 import { describe, limitFor, NO_VISION, SUPPORTED, TRANSCRIPTION_HOWTO, tooLargeLine } from './lines.ts';
@@ -64,7 +64,9 @@ export async function ingest(
   const out: Ingested = { text: message.text, records: [], lines: [] };
   if (message.unsupported) out.lines.push(`I cannot read ${message.unsupported}. ${SUPPORTED}`);
   if (message.quote) {
-    const { origin, text } = message.quote;
+    const { text } = message.quote;
+    // A file name or a display name is chosen by whoever made it: no forged marker survives in it.
+    const origin = neutralizeMarkers(message.quote.origin);
     out.records.push({ kind: 'quote', origin, content: await untrusted(deps, ctx, text, origin) });
   }
   for (const attachment of message.attachments ?? []) {
@@ -91,7 +93,7 @@ async function take(deps: AttachmentDeps, ctx: IngestContext, a: InboundAttachme
   const bytes = await a.download(limit.bytes, ctx.signal);
   switch (a.kind) {
     case 'document': {
-      const name = a.name?.trim() || 'unnamed file';
+      const name = neutralizeMarkers(a.name?.trim() || 'unnamed file');
       const read = await readDocument(bytes, name, a.mime, deps.limits.pdfPages);
       if (!read.ok) {
         out.lines.push(`Not read: ${name}: ${read.why}. ${SUPPORTED}`);
