@@ -39,8 +39,8 @@ const UNSUPPORTED: ReadonlyArray<[keyof Message, string]> = [
 export function telegramInbound(message: Message, files: TelegramFiles): TelegramInbound {
   const words = message.text ?? message.caption ?? '';
   const attachments: InboundAttachment[] = [];
-  const file = (fileId: string, size: number | undefined) => (max: number) =>
-    download(files, fileId, size, max);
+  const file = (fileId: string, size: number | undefined) => (max: number, signal?: AbortSignal) =>
+    download(files, fileId, size, max, signal);
   if (message.document) {
     const d = message.document;
     attachments.push(
@@ -54,10 +54,10 @@ export function telegramInbound(message: Message, files: TelegramFiles): Telegra
     const sizes = [...message.photo].sort((a, b) => (a.file_size ?? 0) - (b.file_size ?? 0));
     const smallest = sizes[0]?.file_size;
     attachments.push(
-      announce({ kind: 'photo', mime: 'image/jpeg', size: smallest }, (max) => {
+      announce({ kind: 'photo', mime: 'image/jpeg', size: smallest }, (max, signal) => {
         // The largest rendition that fits the cap; Telegram keeps several.
         const fit = sizes.filter((s) => s.file_size === undefined || s.file_size <= max).at(-1) ?? sizes[0];
-        return download(files, (fit ?? { file_id: '' }).file_id, fit?.file_size, max);
+        return download(files, (fit ?? { file_id: '' }).file_id, fit?.file_size, max, signal);
       }),
     );
   }
@@ -111,9 +111,9 @@ function announce(
     size?: number | undefined;
     durationS?: number | undefined;
   },
-  fetchFile: (max: number) => Promise<Uint8Array>,
+  fetchFile: (max: number, signal?: AbortSignal) => Promise<Uint8Array>,
 ): InboundAttachment {
-  const out: InboundAttachment = { kind: fields.kind, download: (max) => fetchFile(max) };
+  const out: InboundAttachment = { kind: fields.kind, download: fetchFile };
   if (fields.name) out.name = fields.name;
   if (fields.mime) out.mime = fields.mime;
   if (fields.size !== undefined) out.size = fields.size;
@@ -126,6 +126,7 @@ async function download(
   fileId: string,
   size: number | undefined,
   max: number,
+  signal?: AbortSignal,
 ): Promise<Uint8Array> {
   if (size !== undefined && size > max) throw new AttachmentTooLarge(max, size);
   let found: { file_path?: string; file_size?: number };
@@ -140,5 +141,5 @@ async function download(
   if (found.file_size !== undefined && found.file_size > max)
     throw new AttachmentTooLarge(max, found.file_size);
   if (!found.file_path) throw new DownloadFailed('Telegram gave no path to download the file from');
-  return fetchCapped(files.url(found.file_path), {}, max);
+  return fetchCapped(files.url(found.file_path), { signal }, max);
 }
