@@ -1,3 +1,4 @@
+import { transcriber } from '../src/attachments/transcribe.ts';
 import { requireDefaultRoute } from '../src/config/load.ts';
 import { limitsOf } from '../src/config/models.ts';
 import { type Assistant, type AssistantDeps, createAssistant } from '../src/core/assistant.ts';
@@ -106,6 +107,13 @@ export async function buildAssistant(
     ...(config.sandbox.configured ? { sandbox: config.sandbox } : {}),
     outputs,
     limits,
+    attachments: {
+      limits: config.attachments.limits,
+      sensitive: config.attachments.sensitive,
+      ...(config.attachments.transcription
+        ? { transcribe: transcriber(config.attachments.transcription) }
+        : {}),
+    },
     budget: config.budget,
     version: packageVersion(),
   });

@@ -92,3 +92,35 @@ export const DEFAULT_SANDBOX_LIMITS = {
   /** Files and folders made writable for the container's user before one run; past that, refused. */
   maxWorkspaceEntries: 50_000,
 } as const;
+
+/**
+ * What an attachment the owner sends may weigh (`attachments.max_*_bytes`), checked against the
+ * size the platform announces before any download and again while the download streams.
+ */
+export interface AttachmentLimits {
+  documentBytes: number;
+  photoBytes: number;
+  audioBytes: number;
+  /** Pages of a PDF read for text; the rest is named as left out. */
+  pdfPages: number;
+  /** One transcription request may take this long. */
+  transcriptionTimeoutMs: number;
+}
+
+const MIB = 1024 * 1024;
+
+export const DEFAULT_ATTACHMENT_LIMITS: AttachmentLimits = {
+  // Telegram's Bot API hands bots files up to 20 MB; Matrix servers commonly allow 50.
+  documentBytes: 20 * MIB,
+  photoBytes: 10 * MIB,
+  audioBytes: 20 * MIB,
+  pdfPages: 300,
+  transcriptionTimeoutMs: 120_000,
+};
+
+/** The config key that names each size limit, for the one-line error that names it. */
+export const ATTACHMENT_LIMIT_KEYS = {
+  documentBytes: 'attachments.max_document_bytes',
+  photoBytes: 'attachments.max_photo_bytes',
+  audioBytes: 'attachments.max_audio_bytes',
+} as const;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, type Env, loadConfig, requireDefaultRoute } from '../src/config/load.ts';
 import { maskUrl, redact, SECRET_ENV_VARS, secretValues } from '../src/config/secrets.ts';
 import { ConfigError } from '../src/errors.ts';
+import { DEFAULT_ATTACHMENT_LIMITS } from '../src/limits.ts';
 
 let root: string;
 /** The working directory loadConfig is given; never the file's folder. */
@@ -84,6 +85,7 @@ describe('loadConfig: defaults', () => {
         configured: false,
       },
       mcpServers: [],
+      attachments: { limits: DEFAULT_ATTACHMENT_LIMITS, sensitive: [] },
       secrets: [],
     } satisfies Config);
     expect(config.databaseUrl).toBeUndefined();

@@ -2,7 +2,7 @@
 // from anyone else are declined, their messages and reactions dropped before any work. Events of
 // one room are taken in order; each lane hands its work to the assistant and moves on, so a long
 // turn in one room never holds up the sync.
-import type { ChannelPort, PermissionDecision, ReplySink } from '../../src/channel/port.ts';
+import type { ChannelPort, InboundMessage, PermissionDecision, ReplySink } from '../../src/channel/port.ts';
 import type { Logger } from '../../src/log.ts';
 import {
   decisionFromReaction,
@@ -15,7 +15,9 @@ import {
 import { classifyDirectInvite, type PrivateRoom } from './direct-room.ts';
 import type { E2eeStatus } from './load-sdk.ts';
 import type { MatrixOps } from './matrix-ops.ts';
+import { type MediaSource, mediaOf } from './media.ts';
 import { decidedContent, outcomeLine } from './prompt-text.ts';
+import { quotedReply } from './quoted-reply.ts';
 import type { MatrixStateStore, StoredPrompt } from './state-store.ts';
 import type { MatrixEvent } from './sync-loop.ts';
 import { type RendererDeps, sendOutputFile } from './turn-renderer.ts';
@@ -34,6 +36,8 @@ export interface InboundDeps {
   /** The bot's device, for the owner to verify, when its crypto runs. */
   device: { id: string; ed25519: string } | undefined;
   ops: MatrixOps;
+  /** Where the owner's files are downloaded from: the homeserver's authenticated media API. */
+  media: MediaSource;
   state: MatrixStateStore;
   log: Logger;
   sinkFor(room: string): ReplySink;
@@ -143,11 +147,13 @@ export function inboundRouter(deps: InboundDeps) {
     };
     const relates = content['m.relates_to'];
     if (typeof content.body !== 'string' || relates?.rel_type === 'm.replace') return;
-    if (content.msgtype !== 'm.text' && content.msgtype !== 'm.notice') return;
+    const media = mediaOf(content, deps.media);
+    if (!media && content.msgtype !== 'm.text' && content.msgtype !== 'm.notice') return;
     const replyTo = relates?.['m.in_reply_to']?.event_id;
-    const body = replyTo ? stripReplyFallback(content.body) : content.body;
+    const body = media ? media.caption : replyTo ? stripReplyFallback(content.body) : content.body;
+    const fallback = content.body;
     lane(room, async () => {
-      const decision = decisionFromText(body);
+      const decision = media ? undefined : decisionFromText(body);
       if (decision) {
         const open = await state.openPrompts(room);
         const chosen = open.find((p) => p.eventId === replyTo);
@@ -157,25 +163,32 @@ export function inboundRouter(deps: InboundDeps) {
           return undefined;
         }
       }
-      const text = translateCommand(body);
-      const ref = outputCommand(text);
+      const text = media ? body : translateCommand(body);
+      const ref = media ? undefined : outputCommand(text);
       if (ref !== undefined) {
         return () =>
           ref
             ? sendOutputFile(deps, room, ref)
             : ops.send(room, { msgtype: 'm.notice', body: 'Usage: !output <ref>' });
       }
+      const quote = replyTo
+        ? await quotedReply({ ops, owner, botId: deps.botId }, room, replyTo, fallback)
+        : undefined;
       const sink = deps.sinkFor(room);
       const help = /^\/(help|start)\s*$/.test(text.trim());
       const withHelp: ReplySink = (e) =>
         sink(e.type === 'reply' ? { ...e, text: `${e.text}\n\n${MATRIX_HELP}` } : e);
-      return () =>
-        typing(room, () =>
-          assistant.handle(
-            { channel: MATRIX_CHANNEL, room, senderId: event.sender, text, id: event.event_id },
-            help ? withHelp : sink,
-          ),
-        );
+      const message: InboundMessage = {
+        channel: MATRIX_CHANNEL,
+        room,
+        senderId: event.sender,
+        text,
+        id: event.event_id,
+      };
+      if (media?.attachment) message.attachments = [media.attachment];
+      if (media?.unsupported) message.unsupported = media.unsupported;
+      if (quote) message.quote = quote;
+      return () => typing(room, () => assistant.handle(message, help ? withHelp : sink));
     });
   };
 

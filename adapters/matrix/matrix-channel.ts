@@ -120,6 +120,7 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
           e2ee,
           decrypts: client.crypto !== undefined,
           ops,
+          media: { homeserver, accessToken: options.accessToken },
           state,
           log,
           device,

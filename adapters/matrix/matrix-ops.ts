@@ -17,6 +17,8 @@ export interface MatrixOps {
     file: { name: string; data: Buffer; caption: string; mimetype?: string },
   ): Promise<string>;
   redact(room: string, eventId: string): Promise<void>;
+  /** One event of a room, decrypted when the room is encrypted. */
+  event(room: string, eventId: string): Promise<{ sender: string; content: Record<string, unknown> }>;
   join(room: string): Promise<void>;
   /** Leaves a room, or declines an invite to it. */
   leave(room: string): Promise<void>;
@@ -118,6 +120,13 @@ export function matrixOps(
         client.uploadContent(encrypted.buffer, 'application/octet-stream', file.name),
       );
       return sendEvent('send', room, 'm.room.message', { ...base, file: { ...encrypted.file, url } });
+    },
+    event: async (room, eventId) => {
+      const found = (await call('event', () => client.getEvent(room, eventId))) as {
+        sender: string;
+        content?: Record<string, unknown>;
+      };
+      return { sender: found.sender, content: found.content ?? {} };
     },
     redact: async (room, eventId) => {
       await call('redact', () => client.redactEvent(room, eventId));

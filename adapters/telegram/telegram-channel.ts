@@ -75,6 +75,7 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
     }),
   );
   const ownerId = String(options.ownerId);
+  const fileRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '');
   const ownerChat = Number(ownerId);
   const out = telegramOut(bot.api, log, options.editIntervalMs);
   const prompts = promptRegistry();
@@ -112,6 +113,11 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
         ownerId,
         prompts,
         strangers: strangerLog(log),
+        files: {
+          getFile: (fileId) => bot.api.getFile(fileId),
+          url: (path) =>
+            `${fileRoot}/file/bot${options.token}/${path.split('/').map(encodeURIComponent).join('/')}`,
+        },
         ...(options.typingEveryMs ? { typingEveryMs: options.typingEveryMs } : {}),
       });
       const stopped = new Promise<void>((resolve) => {

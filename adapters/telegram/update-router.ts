@@ -5,6 +5,7 @@ import type { Update } from 'grammy/types';
 import type { ChannelPort, HandleHooks, ReplySink } from '../../src/channel/port.ts';
 import { decodeButton } from './callback-data.ts';
 import { escapeHtml } from './html.ts';
+import { type TelegramFiles, telegramInbound } from './inbound-files.ts';
 import { deliverOutput } from './output-delivery.ts';
 import type { PromptRegistry } from './prompt-registry.ts';
 import { promptPlan } from './prompt-view.ts';
@@ -22,6 +23,8 @@ export interface UpdateRouterDeps {
   ownerId: string;
   prompts: PromptRegistry;
   strangers: StrangerLog;
+  /** Where the files of the owner's messages are fetched from (the configured Bot API root). */
+  files: TelegramFiles;
   typingEveryMs?: number;
 }
 
@@ -61,12 +64,11 @@ export function updateRouter(deps: UpdateRouterDeps): UpdateHandler {
       return;
     }
     const chatId = message.chat.id;
-    const raw = message.text ?? message.caption;
-    if (raw === undefined) {
-      await out.send(chatId, 'I can read text messages only, for now.');
-      return;
-    }
-    const { command, text } = normalizeCommand(raw);
+    const inbound = telegramInbound(message, deps.files);
+    const nothing = inbound.text === '' && inbound.attachments.length === 0 && !inbound.quote;
+    // Something steward has no reader for at all (a service message, a game): said, not ignored.
+    if (nothing && !inbound.unsupported) inbound.unsupported = 'this kind of message';
+    const { command, text } = normalizeCommand(inbound.text);
     if (command === 'output') {
       const ref = text.split(/\s+/)[1];
       if (!ref) {
@@ -91,7 +93,16 @@ export function updateRouter(deps: UpdateRouterDeps): UpdateHandler {
     const stopTyping = startTyping(out, chatId, deps.typingEveryMs);
     // Called before anything is awaited, so messages reach the core in the order they arrived.
     const handled = assistant.handle(
-      { channel: TELEGRAM_CHANNEL, room: String(chatId), senderId, text, id: String(message.message_id) },
+      {
+        channel: TELEGRAM_CHANNEL,
+        room: String(chatId),
+        senderId,
+        text,
+        id: String(message.message_id),
+        ...(inbound.attachments.length > 0 ? { attachments: inbound.attachments } : {}),
+        ...(inbound.quote ? { quote: inbound.quote } : {}),
+        ...(inbound.unsupported ? { unsupported: inbound.unsupported } : {}),
+      },
       sink,
       hooks,
     );

@@ -14,6 +14,54 @@ export interface InboundMessage {
    * restart (the platform never heard it was handled) is recognised by it and not answered twice.
    */
   id?: string;
+  /** Files the owner sent with the message; fetched only once the sender is known to be the owner. */
+  attachments?: InboundAttachment[];
+  /**
+   * Someone else's words the owner passed on (a forward, a quoted reply to another person's
+   * message): they reach the model fenced, with `origin` as the source.
+   */
+  quote?: InboundQuote;
+  /** What the owner sent that no channel turns into text (a video, a sticker), in a few words. */
+  unsupported?: string;
+}
+
+export type AttachmentKind = 'document' | 'photo' | 'voice' | 'audio';
+
+/**
+ * A file as the platform announced it. `download` fetches it from the platform itself (never from
+ * a URL anyone else chose) and stops with `AttachmentTooLarge` once more than `maxBytes` arrive.
+ */
+export interface InboundAttachment {
+  kind: AttachmentKind;
+  /** The file name, when the platform has one (documents, audio). */
+  name?: string;
+  mime?: string;
+  /** The size the platform announced; checked before any download, never trusted alone. */
+  size?: number;
+  /** Voice and audio: the length in seconds, when announced. */
+  durationS?: number;
+  download(maxBytes: number, signal?: AbortSignal): Promise<Uint8Array>;
+}
+
+export interface InboundQuote {
+  /** Who wrote it, as the owner would name them (a person, a channel, "a hidden sender"). */
+  origin: string;
+  text: string;
+}
+
+/** A download passed its cap; `limit` is the cap in bytes and `bytes` what was announced or seen. */
+export class AttachmentTooLarge extends Error {
+  override name = 'AttachmentTooLarge';
+  readonly limit: number;
+  readonly bytes: number | undefined;
+  /** Set when the platform, not steward's configuration, imposes the limit. */
+  readonly platformLimit: string | undefined;
+  constructor(limit: number, bytes?: number, platformLimit?: string) {
+    super(`the file is larger than ${limit} bytes`);
+    this.limit = limit;
+    this.bytes = bytes;
+    this.platformLimit = platformLimit;
+  }
 }
 
 /**

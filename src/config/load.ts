@@ -7,6 +7,7 @@ import { ConfigError } from '../errors.ts';
 import { type McpServerConfig, resolveMcpServers } from '../mcp/config.ts';
 import { DEFAULT_HOST_JAIL_MODE, type HostJailMode } from '../sandbox/host-jail.ts';
 import { resolveSandbox, type SandboxConfig, type SandboxFileKeys } from '../sandbox/sandbox-config.ts';
+import { type AttachmentsConfig, resolveAttachments } from './attachments.ts';
 import { type DigestsConfig, resolveDigests } from './digests.ts';
 import { type ModelsConfig, type RouteEntryConfig, resolveModels } from './models.ts';
 import { configFileSchema, ENV_KEYS, FIX_HINTS, type LogLevel, SECRET_FILE_KEYS } from './schema.ts';
@@ -42,6 +43,8 @@ export interface Config {
   sandbox: SandboxConfig;
   /** `mcp.servers`: outside tool servers, in file order (empty when none). */
   mcpServers: McpServerConfig[];
+  /** `attachments:` and `transcription:`: what the owner may send and how voice becomes text. */
+  attachments: AttachmentsConfig;
   /** Literal secret values, for redaction wherever text leaves the process. */
   secrets: string[];
 }
@@ -132,6 +135,12 @@ function load(baseEnv: Env, cwd: string): Config {
     (value, key) => checkHttpUrl(value, key, where),
   );
   const mcpServers = resolveMcpServers(tree as Parameters<typeof resolveMcpServers>[0], env, where);
+  const attachments = resolveAttachments(
+    tree as Parameters<typeof resolveAttachments>[0],
+    env,
+    where,
+    (value, key) => checkHttpUrl(value, key, where),
+  );
   const config: Config = {
     dataDir,
     workspace,
@@ -154,6 +163,7 @@ function load(baseEnv: Env, cwd: string): Config {
       workspace,
     ),
     mcpServers,
+    attachments,
     // Variables passed to MCP servers are usually tokens: redacted like steward's own.
     secrets: [...new Set([...secretValues(env), ...models.secrets, ...mcpSecrets(mcpServers)])].sort(
       (a, b) => b.length - a.length,

@@ -15,6 +15,8 @@ export interface ProviderConfig {
 export interface RouteEntryConfig {
   provider: string;
   model: string;
+  /** The model takes image input. */
+  vision?: boolean;
 }
 
 export interface Price {
@@ -59,7 +61,7 @@ export interface ModelsConfig {
 }
 
 interface ModelsSection {
-  model?: { name?: string };
+  model?: { name?: string; vision?: boolean };
   providers?: Record<
     string,
     {
@@ -70,7 +72,7 @@ interface ModelsSection {
       thinking_budget?: { low: number; normal: number };
     }
   >;
-  routes?: Record<string, Array<{ provider: string; model: string }>>;
+  routes?: Record<string, Array<{ provider: string; model: string; vision?: boolean }>>;
   prices?: Record<string, { input_per_mtok: number; output_per_mtok: number }>;
   sensitive_tool_route?: string;
   offload?: { threshold_bytes?: number; shell_threshold_bytes?: number; retention_days?: number };
@@ -131,12 +133,17 @@ export function resolveModels(
         );
       }
     }
-    routes[name] = entries.map((e) => ({ provider: e.provider, model: e.model }));
+    routes[name] = entries.map((e) => ({
+      provider: e.provider,
+      model: e.model,
+      ...(e.vision ? { vision: true } : {}),
+    }));
   }
   const envModel = env.STEWARD_MODEL;
-  if (envModel) routes.default = [{ provider: 'default', model: envModel }];
+  const vision = tree.model?.vision ? { vision: true } : {};
+  if (envModel) routes.default = [{ provider: 'default', model: envModel, ...vision }];
   else if (!routes.default && tree.model?.name)
-    routes.default = [{ provider: 'default', model: tree.model.name }];
+    routes.default = [{ provider: 'default', model: tree.model.name, ...vision }];
 
   const prices: Record<string, Price> = {};
   for (const [model, p] of Object.entries(tree.prices ?? {})) {

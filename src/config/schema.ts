@@ -4,6 +4,7 @@
 import { mcpSchema } from '../mcp/config.ts';
 import { HOST_JAIL_MODES } from '../sandbox/host-jail.ts';
 import { SANDBOX_NETWORKS, SANDBOX_SHELL_MODES } from '../sandbox/sandbox-config.ts';
+import { ATTACHMENT_FIX_HINTS, attachmentsSchema, transcriptionSchema } from './attachments.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -22,7 +23,7 @@ export const configFileSchema = {
     model: {
       type: 'object',
       additionalProperties: false,
-      properties: { base_url: url, name: { type: 'string', minLength: 1 } },
+      properties: { base_url: url, name: { type: 'string', minLength: 1 }, vision: { type: 'boolean' } },
     },
     telegram: {
       type: 'object',
@@ -76,7 +77,11 @@ export const configFileSchema = {
           type: 'object',
           additionalProperties: false,
           required: ['provider', 'model'],
-          properties: { provider: { type: 'string', minLength: 1 }, model: { type: 'string', minLength: 1 } },
+          properties: {
+            provider: { type: 'string', minLength: 1 },
+            model: { type: 'string', minLength: 1 },
+            vision: { type: 'boolean' },
+          },
         },
       },
     },
@@ -154,6 +159,8 @@ export const configFileSchema = {
     digests: { type: 'object', additionalProperties: { type: 'object' } },
     digest_catch_up_minutes: { type: 'number', exclusiveMinimum: 0, maximum: 10080 },
     mcp: mcpSchema,
+    attachments: attachmentsSchema,
+    transcription: transcriptionSchema,
   },
 } as const;
 
@@ -172,6 +179,8 @@ export const ENV_KEYS: ReadonlyArray<{ env: string; path: readonly string[]; int
   { env: 'STEWARD_SANDBOX_SOCKET', path: ['sandbox', 'socket'] },
   { env: 'STEWARD_SANDBOX_IMAGE', path: ['sandbox', 'image'] },
   { env: 'STEWARD_SANDBOX_SHELL', path: ['sandbox', 'shell'] },
+  { env: 'STEWARD_TRANSCRIPTION_BASE_URL', path: ['transcription', 'base_url'] },
+  { env: 'STEWARD_TRANSCRIPTION_MODEL', path: ['transcription', 'model'] },
 ];
 
 /** Keys an operator might put in the file that must live in the environment instead. */
@@ -180,6 +189,7 @@ export const SECRET_FILE_KEYS: Readonly<Record<string, string>> = {
   'model.api_key': 'STEWARD_MODEL_API_KEY',
   'telegram.token': 'STEWARD_TELEGRAM_TOKEN',
   'matrix.access_token': 'STEWARD_MATRIX_ACCESS_TOKEN',
+  'transcription.api_key': 'STEWARD_TRANSCRIPTION_API_KEY',
 };
 
 /** How to fix a bad value, by key. */
@@ -190,6 +200,7 @@ export const FIX_HINTS: Readonly<Record<string, string>> = {
   log_level: `use one of ${LOG_LEVELS.join(', ')}`,
   'model.base_url': 'give the endpoint ending in /v1, e.g. http://127.0.0.1:11434/v1',
   'model.name': 'name the model on your endpoint, e.g. llama3.1:8b',
+  'model.vision': 'true when the model takes images (photos the owner sends go to it as image input)',
   'telegram.owner_id': 'use your numeric Telegram user id, e.g. 123456789',
   'telegram.api_root': 'give an http(s) URL, e.g. https://api.telegram.org',
   'telegram.webhook':
@@ -202,7 +213,7 @@ export const FIX_HINTS: Readonly<Record<string, string>> = {
   'matrix.homeserver': 'give the homeserver URL, e.g. https://matrix.example.org',
   'matrix.owner': 'use a full Matrix ID, e.g. @me:example.org',
   providers: 'map a name to {kind: openai|anthropic, base_url, api_key_env}',
-  routes: 'map a route name to a list of {provider, model}, tried in order',
+  routes: 'map a route name to a list of {provider, model, vision}, tried in order',
   prices: 'map a model name to {input_per_mtok, output_per_mtok} in US dollars',
   sensitive_tool_route: 'name a route under routes that uses a local model, e.g. local',
   'offload.threshold_bytes': 'use bytes from 1024, e.g. 8192',
@@ -230,4 +241,5 @@ export const FIX_HINTS: Readonly<Record<string, string>> = {
   mcp: 'give servers: {NAME: {command, args, env} or {url, allow_hosts}}',
   'mcp.servers':
     'map a server name (lowercase letters, digits, _ and -) to {command, args, env} or {url, allow_hosts}, with trusted, sensitive, allow, deny, index',
+  ...ATTACHMENT_FIX_HINTS,
 };

@@ -12,6 +12,7 @@ export const SECRET_ENV_VARS = [
   'STEWARD_TELEGRAM_TOKEN',
   'STEWARD_TELEGRAM_WEBHOOK_SECRET',
   'STEWARD_MATRIX_ACCESS_TOKEN',
+  'STEWARD_TRANSCRIPTION_API_KEY',
 ] as const;
 
 /** `NAME_FILE` names a file holding the secret `NAME`. */

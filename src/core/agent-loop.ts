@@ -1,4 +1,5 @@
 // The loop's types live in turn-types.ts, so the parts of a step import them without a cycle.
+import { withImageData } from '../attachments/images.ts';
 import { type Route, streamRoute } from '../gateway/router.ts';
 import type { ChatMessage, ToolCall } from '../gateway/types.ts';
 import type { SessionLog } from '../store/session-log.ts';
@@ -70,7 +71,7 @@ async function modelStep(
   await deps.outside?.ready(turn.signal);
   const messages: ChatMessage[] = [
     { role: 'system', content: systemPrompt(deps.now(), deps.skillIndex, deps.outside?.indexLines()) },
-    ...rebuildConversation(log.events),
+    ...(await withImageData(rebuildConversation(log.events), deps.outputs, turn.session.id)),
   ];
   if (directive === 'warn') messages.push({ role: 'system', content: FINISH_NOW });
   if (directive === 'final' && repeats >= deps.limits.maxRepeats)

@@ -1,8 +1,10 @@
+import type { Transcriber } from '../attachments/transcribe.ts';
 import type { ChannelPort, DecideResult, HandleHooks, OutputReading, ReplySink } from '../channel/port.ts';
+import type { SensitiveKind } from '../config/attachments.ts';
 import type { BudgetCaps } from '../config/load.ts';
 import { costOf, type Price } from '../config/models.ts';
 import { DEFAULT_RETRY, type Route, type RouterDeps, sleep } from '../gateway/router.ts';
-import { DEFAULT_LIMITS, type Limits } from '../limits.ts';
+import { type AttachmentLimits, DEFAULT_ATTACHMENT_LIMITS, DEFAULT_LIMITS, type Limits } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import { type OutputStore, outputStore } from '../offload/output-store.ts';
 import type { GrantStore, PermissionGate } from '../permissions/gate.ts';
@@ -57,6 +59,12 @@ export interface AssistantDeps {
   outside?: LoopDeps['outside'];
   /** Lines for /tools: what is connected (the caller knows the servers). */
   toolsReport?: () => string[];
+  /** Attachment limits, kinds marked sensitive, and the speech-to-text endpoint (none by default). */
+  attachments?: {
+    limits?: Partial<AttachmentLimits>;
+    sensitive?: readonly SensitiveKind[];
+    transcribe?: Transcriber;
+  };
   now?: () => Date;
 }
 
@@ -159,5 +167,13 @@ function composeCore(deps: AssistantDeps): Core {
     statusLines: async () => [],
     ...(deps.digestCommand ? { digestCommand: deps.digestCommand } : {}),
     ...(deps.toolsReport ? { toolsReport: deps.toolsReport } : {}),
+    attachments: {
+      limits: { ...DEFAULT_ATTACHMENT_LIMITS, ...deps.attachments?.limits },
+      sensitive: deps.attachments?.sensitive ?? [],
+      ...(deps.attachments?.transcribe ? { transcribe: deps.attachments.transcribe } : {}),
+      outputs: loop.outputs,
+      offloadBytes: limits.offload.defaultBytes,
+      log,
+    },
   };
 }

@@ -47,8 +47,11 @@ export function planCompaction(
   const lines: string[] = [];
   for (const { turnId, data } of events) {
     if (!turnId || !turnIds.has(turnId)) continue;
-    if (data.kind === 'user_message') lines.push(`Owner: ${data.text}`);
-    else if (data.kind === 'assistant_message') {
+    if (data.kind === 'user_message') {
+      lines.push(`Owner: ${data.text}`);
+      for (const a of data.attachments ?? [])
+        if (a.kind === 'document' || a.kind === 'quote') lines.push(`Attached: ${a.content.slice(0, 2000)}`);
+    } else if (data.kind === 'assistant_message') {
       if (data.text) lines.push(`Assistant: ${data.text}`);
       for (const c of data.toolCalls ?? []) lines.push(`Assistant called ${c.name} ${c.arguments}`);
     } else if (data.kind === 'tool_result')

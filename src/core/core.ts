@@ -1,4 +1,5 @@
 // What the parts of the core share: built once by createAssistant, passed to each part.
+import type { AttachmentDeps } from '../attachments/ingest.ts';
 import type { ReplySink } from '../channel/port.ts';
 import type { Logger } from '../log.ts';
 import type { GrantStore } from '../permissions/gate.ts';
@@ -32,6 +33,8 @@ export interface Core {
   digestCommand?: (text: string, from: { channel: string; room: string }) => Promise<string | undefined>;
   /** Lines for /tools about what is connected. */
   toolsReport?: () => string[];
+  /** How documents, photos, voice and quotes the owner sends are taken in. */
+  attachments: AttachmentDeps;
 }
 
 /** The sender of an unattended turn's message (a scheduled digest): no owner is there to ask. */

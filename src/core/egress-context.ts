@@ -14,6 +14,8 @@ export function egressContext(events: readonly SessionEvent[]): EgressContext {
     switch (data.kind) {
       case 'user_message':
         for (const host of hostsIn(data.text)) knownHosts.add(host);
+        // A fenced document or quote is an outsider's words, even though the owner passed it on.
+        if (data.attachments?.some((a) => a.kind === 'document' || a.kind === 'quote')) tainted = true;
         break;
       case 'tool_result':
         if (data.untrusted) tainted = true;

@@ -5,6 +5,7 @@ import type { HandleHooks, InboundMessage, ReplySink } from '../channel/port.ts'
 import { answerCommand } from './commands.ts';
 import { type Core, driveIn, isOwner, UNATTENDED_SENDER } from './core.ts';
 import { statusReport } from './status.ts';
+import { takeAttachments } from './take-attachments.ts';
 import type { TurnStatus } from './turn-types.ts';
 
 export function handleMessage(
@@ -84,6 +85,8 @@ async function takeMessage(
   const research = /^\/research\s/.test(text);
   const body = research ? text.replace(/^\/research\s+/, '') : message.text;
   const session = await sessions.open(channel, room);
+  const taken = await takeAttachments(core, session, { ...message, text: body }, sink, signal);
+  if (taken === undefined) return;
   const dropped = await core.loop.approvals.supersede(session.id);
   if (dropped > 0) {
     await sink({
@@ -97,8 +100,10 @@ async function takeMessage(
     session.id,
     {
       kind: 'user_message',
-      text: body,
+      text: taken.text,
       sender: message.senderId,
+      ...(taken.attachments ? { attachments: taken.attachments } : {}),
+      ...(taken.sensitive ? { sensitive: true } : {}),
       ...(research ? { research } : {}),
       ...(message.id !== undefined ? { inboundId: message.id } : {}),
     },

@@ -2,11 +2,14 @@ import type { Route } from '../gateway/router.ts';
 import type { SessionEvent } from './session-events.ts';
 
 /**
- * A session that ever ran a sensitive tool stays on the sensitive route: privacy is a property of
- * the transcript, not of one turn. Derived from the log, so it holds across restarts.
+ * A session that ever ran a sensitive tool, or took in an attachment of a kind the config marks
+ * sensitive, stays on the sensitive route: privacy is a property of the transcript, not of one
+ * turn. Derived from the log, so it holds across restarts.
  */
 export function touchedSensitive(events: readonly SessionEvent[]): boolean {
-  return events.some(({ data }) => data.kind === 'tool_started' && data.sensitive === true);
+  return events.some(
+    ({ data }) => (data.kind === 'tool_started' || data.kind === 'user_message') && data.sensitive === true,
+  );
 }
 
 /** The route of the next model call of this session: the sensitive one once it touched private data. */

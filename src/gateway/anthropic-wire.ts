@@ -81,7 +81,17 @@ function wireMessage(message: ChatMessage): WireMessage | undefined {
     case 'system':
       return undefined;
     case 'user':
-      return { role: 'user', content: textBlocks(message.content) };
+      return {
+        role: 'user',
+        content: [
+          ...textBlocks(message.content),
+          ...(message.images ?? []).flatMap((i) =>
+            i.data === undefined
+              ? []
+              : [{ type: 'image', source: { type: 'base64', media_type: i.mime, data: i.data } }],
+          ),
+        ],
+      };
     case 'tool':
       return {
         role: 'user',

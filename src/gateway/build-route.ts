@@ -31,7 +31,12 @@ export function buildRoute(name: string, models: ModelsConfig): Route {
             : openAiCompatible({ ...options, effortHint: config.effortHint ?? true });
         clients.set(entry.provider, provider);
       }
-      return { providerName: entry.provider, provider, model: entry.model };
+      return {
+        providerName: entry.provider,
+        provider,
+        model: entry.model,
+        ...(entry.vision ? { vision: true } : {}),
+      };
     }),
   };
 }

@@ -166,6 +166,20 @@ function wireMessage(message: ChatMessage): Record<string, unknown> {
           function: { name: c.name, arguments: c.arguments },
         })),
       };
+    case 'user': {
+      const images = (message.images ?? []).filter((i) => i.data !== undefined);
+      if (images.length === 0) return { role: 'user', content: message.content };
+      return {
+        role: 'user',
+        content: [
+          ...(message.content === '' ? [] : [{ type: 'text', text: message.content }]),
+          ...images.map((i) => ({
+            type: 'image_url',
+            image_url: { url: `data:${i.mime};base64,${i.data}` },
+          })),
+        ],
+      };
+    }
     default:
       return { role: message.role, content: message.content };
   }

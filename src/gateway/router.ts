@@ -5,6 +5,8 @@ export interface RouteEntry {
   providerName: string;
   provider: Provider;
   model: string;
+  /** The model takes image input (`vision: true` in config); others get a line in an image's place. */
+  vision?: boolean;
 }
 
 /** A named, ordered fallback chain of (provider, model). */
@@ -48,6 +50,19 @@ export const sleep = (ms: number, signal?: AbortSignal) =>
     );
   });
 
+const IMAGE_NOT_SHOWN =
+  '[steward] (An image was sent here; this model does not take images, so it is not shown.)';
+
+/** A model not marked for vision gets a line where each image would be, never the image. */
+export function withoutImages(messages: ModelRequest['messages']): ModelRequest['messages'] {
+  if (!messages.some((m) => m.role === 'user' && m.images?.length)) return messages;
+  return messages.map((m) =>
+    m.role === 'user' && m.images?.length
+      ? { role: 'user', content: `${m.content}\n\n${IMAGE_NOT_SHOWN}` }
+      : m,
+  );
+}
+
 /**
  * Streams one model call along a route. Before any output, a retryable failure is retried with
  * backoff and then the next entry is tried; once text or a tool call has been seen, a failure is
@@ -75,7 +90,8 @@ export async function* streamRoute(
       let output = false;
       let done: ProviderEvent | undefined;
       let failure: Failure | undefined;
-      for await (const event of entry.provider.stream({ ...request, model: entry.model })) {
+      const messages = entry.vision ? request.messages : withoutImages(request.messages);
+      for await (const event of entry.provider.stream({ ...request, messages, model: entry.model })) {
         if (event.type === 'usage') {
           tokensIn = event.inputTokens;
           tokensOut = event.outputTokens;

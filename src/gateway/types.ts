@@ -9,9 +9,19 @@ export interface ToolCall {
 
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string; images?: ImageInput[] }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; callId: string; content: string };
+
+/**
+ * An image for a vision model. `ref` names where the core stored it; `data` (base64) is filled in
+ * just before a request, and a provider sends only images that have it.
+ */
+export interface ImageInput {
+  ref: string;
+  mime: string;
+  data?: string;
+}
 
 export interface ToolSpec {
   name: string;

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { type MatrixChannel, matrixChannel } from '../../adapters/matrix/matrix-channel.ts';
 import { packageVersion } from '../../cli/version.ts';
-import { createAssistant } from '../../src/core/assistant.ts';
+import { type AssistantDeps, createAssistant } from '../../src/core/assistant.ts';
 import { openAiCompatible } from '../../src/gateway/openai-compatible.ts';
 import { createLogger } from '../../src/log.ts';
 import { outputStore } from '../../src/offload/output-store.ts';
@@ -45,7 +45,7 @@ export async function startSteward(
   workspace: string,
   /** End-to-end encryption: off unless asked for, as the shared test bot's one device cannot start
    * anew with fresh keys in every test's fresh database. */
-  options: { encryption?: boolean } = {},
+  options: { encryption?: boolean; assistant?: Partial<AssistantDeps> } = {},
 ): Promise<RunningSteward> {
   const log = createLogger(process.env.STEWARD_TEST_LOG ?? 'silent', [env.botToken]);
   const now = () => new Date();
@@ -72,6 +72,7 @@ export async function startSteward(
     tools: createToolRegistry([shellTool, createRetrieveOutputTool(outputs)]),
     retry: { retries: 0 },
     version: packageVersion(),
+    ...options.assistant,
   });
   const channel = matrixChannel({
     homeserver: env.homeserver,
