@@ -125,13 +125,16 @@ export const DEFAULT_ATTACHMENT_LIMITS: AttachmentLimits = {
  * Fixed bounds on what outsiders choose: a file name longer than this is cut (names reach the
  * model only inside a fence, but every fence and stored row carries them); a transcription answer
  * is read up to `transcriptBodyBytes` and its text kept up to `transcriptChars` (about an hour of
- * speech). A PDF's text stops growing past `pdfTextChars`.
+ * speech). A PDF is read in a worker thread held to `pdfTimeoutMs` and `pdfHeapMb` (a small file
+ * can unpack to gigabytes), and its text stops growing past `pdfTextChars`.
  */
 export const ATTACHMENT_BOUNDS = {
   nameChars: 120,
   transcriptBodyBytes: 1024 * 1024,
   transcriptChars: 50_000,
   pdfTextChars: 4 * 1024 * 1024,
+  pdfTimeoutMs: 60_000,
+  pdfHeapMb: 512,
 } as const;
 
 /** The config key that names each size limit, for the one-line error that names it. */

@@ -4,10 +4,12 @@
 // climb out of their folder, and sensitive voice notes bound for a cloud speech endpoint.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import type { Message } from 'grammy/types';
+import { PDFDocument, PDFName, PDFRawStream, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { telegramFileUrl, telegramInbound } from '../adapters/telegram/inbound-files.ts';
+import { pdfText } from '../src/attachments/pdf-text.ts';
 import { transcriber } from '../src/attachments/transcribe.ts';
 import { fetchCapped } from '../src/channel/capped-download.ts';
 import {
@@ -22,7 +24,7 @@ import type { Db } from '../src/store/db.ts';
 import { sessionGrants } from '../src/store/grants.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
-import { closings, lastUserMessage, OGG_VOICE } from './support/attachment-fixtures.ts';
+import { closings, lastUserMessage, OGG_VOICE, pdfWith } from './support/attachment-fixtures.ts';
 import { conservativeGate } from './support/gates.ts';
 import { reply, type ScriptedModel, scriptedRoute, startScriptedModel } from './support/scripted-model.ts';
 import { startScriptedTranscription } from './support/scripted-transcription.ts';
@@ -338,5 +340,48 @@ describe('hostile downloads', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('hostile PDFs', () => {
+  /** A PDF of a few kilobytes whose one content stream unpacks to `mb` megabytes. */
+  const bomb = async (mb: number) => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage();
+    const body = Buffer.concat([
+      Buffer.from('BT /F1 12 Tf 10 10 Td ('),
+      Buffer.alloc(mb * 1024 * 1024, 0x41),
+      Buffer.from(') Tj ET'),
+    ]);
+    const packed = deflateSync(body, { level: 9 });
+    const stream = PDFRawStream.of(doc.context.obj({ Filter: 'FlateDecode', Length: packed.length }), packed);
+    page.node.set(PDFName.of('Contents'), doc.context.register(stream));
+    return doc.save();
+  };
+
+  it('a compression bomb costs the reader process its heap, not steward its life', async () => {
+    const pdf = await bomb(20);
+    expect(pdf.length).toBeLessThan(100_000);
+    await expect(pdfText(pdf, 300, { heapMb: 64 })).rejects.toThrow(/more than 64 MB of memory/);
+    // steward is still here, and reads the next PDF.
+    const next = await pdfText(await pdfWith(['still reading']), 300);
+    expect(next.text).toContain('still reading');
+  });
+
+  it('a PDF that takes too long is given up at the time limit', async () => {
+    await expect(pdfText(await pdfWith(['slow']), 300, { timeoutMs: 1 })).rejects.toThrow(
+      /took longer than 0.001 s/,
+    );
+  });
+
+  it('the text stops growing at the text cap, and the pages left out are counted', async () => {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    for (let i = 0; i < 5; i++)
+      doc.addPage().drawText(`page text ${i} `.repeat(5), { x: 10, y: 700, font, size: 8 });
+    const read = await pdfText(await doc.save(), 300, { maxChars: 120 });
+    expect(read.text.length).toBeLessThanOrEqual(120);
+    expect(read.pages).toBe(5);
+    expect(read.read).toBeLessThan(5);
   });
 });
