@@ -31,7 +31,6 @@ export function forwardLabel(
   message: { forward_origin?: MessageOrigin } & LegacyForward,
 ): string | undefined {
   if (message.forward_origin) return originLabel(message.forward_origin);
-  const signature = message.forward_signature ? { author_signature: message.forward_signature } : {};
   if (message.forward_from)
     return originLabel({
       type: 'user',
@@ -40,7 +39,7 @@ export function forwardLabel(
     });
   if (message.forward_from_chat)
     return cut(
-      `the chat ${chatName(message.forward_from_chat)}${signature.author_signature ? `, signed ${signature.author_signature}` : ''}`,
+      `the chat ${chatName(message.forward_from_chat)}${message.forward_signature ? `, signed ${message.forward_signature}` : ''}`,
     );
   if (message.forward_sender_name)
     return originLabel({ type: 'hidden_user', date: 0, sender_user_name: message.forward_sender_name });

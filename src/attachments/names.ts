@@ -1,6 +1,6 @@
 // A name someone else chose (a file name, a forward's origin) as it may appear in a fence source:
 // on one line, without invisible or control characters, no forged fence marker, and short.
-// Pure. Names reach the model only inside the fence's escaped attribute and preamble.
+// Pure. Names reach the model only inside the fence's escaped source attribute.
 import { ATTACHMENT_BOUNDS } from '../limits.ts';
 import { neutralizeMarkers } from '../trust/fence.ts';
 
