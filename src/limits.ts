@@ -105,6 +105,8 @@ export interface AttachmentLimits {
   pdfPages: number;
   /** One transcription request may take this long. */
   transcriptionTimeoutMs: number;
+  /** One download from the platform may take this long: a server that stalls does not hold the turn. */
+  downloadTimeoutMs: number;
 }
 
 const MIB = 1024 * 1024;
@@ -116,11 +118,29 @@ export const DEFAULT_ATTACHMENT_LIMITS: AttachmentLimits = {
   audioBytes: 20 * MIB,
   pdfPages: 300,
   transcriptionTimeoutMs: 120_000,
+  downloadTimeoutMs: 120_000,
 };
+
+/**
+ * Fixed bounds on what outsiders choose: a file name longer than this is cut (names reach the
+ * model only inside a fence, but every fence and stored row carries them); a transcription answer
+ * is read up to `transcriptBodyBytes` and its text kept up to `transcriptChars` (about an hour of
+ * speech). A PDF is read in a worker thread held to `pdfTimeoutMs` and `pdfHeapMb` (a small file
+ * can unpack to gigabytes), and its text stops growing past `pdfTextChars`.
+ */
+export const ATTACHMENT_BOUNDS = {
+  nameChars: 120,
+  transcriptBodyBytes: 1024 * 1024,
+  transcriptChars: 50_000,
+  pdfTextChars: 4 * 1024 * 1024,
+  pdfTimeoutMs: 60_000,
+  pdfHeapMb: 512,
+} as const;
 
 /** The config key that names each size limit, for the one-line error that names it. */
 export const ATTACHMENT_LIMIT_KEYS = {
   documentBytes: 'attachments.max_document_bytes',
   photoBytes: 'attachments.max_photo_bytes',
   audioBytes: 'attachments.max_audio_bytes',
+  downloadTimeoutMs: 'attachments.download_timeout_s',
 } as const;

@@ -36,7 +36,7 @@ describe('attachments and transcription config', () => {
     writeFileSync(keyFile, 'sk-stt-123\n');
     const config = load(
       [
-        'attachments: { max_document_bytes: 4096, max_photo_bytes: 2048, max_audio_bytes: 8192, pdf_max_pages: 5, sensitive: [document, forward] }',
+        'attachments: { max_document_bytes: 4096, max_photo_bytes: 2048, max_audio_bytes: 8192, pdf_max_pages: 5, download_timeout_s: 45, sensitive: [document, forward] }',
         'transcription: { base_url: "http://127.0.0.1:8080/v1/", model: whisper-1, language: de, timeout_s: 30 }',
         'routes: { local: [{ provider: default, model: llama }] }',
         'sensitive_tool_route: local',
@@ -50,6 +50,7 @@ describe('attachments and transcription config', () => {
         audioBytes: 8192,
         pdfPages: 5,
         transcriptionTimeoutMs: 30_000,
+        downloadTimeoutMs: 45_000,
       },
       sensitive: ['document', 'forward'],
       transcription: {

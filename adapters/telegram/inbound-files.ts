@@ -5,7 +5,7 @@ import { GrammyError } from 'grammy';
 import type { Message } from 'grammy/types';
 import { DownloadFailed, fetchCapped } from '../../src/channel/capped-download.ts';
 import { AttachmentTooLarge, type InboundAttachment, type InboundQuote } from '../../src/channel/port.ts';
-import { originLabel } from './forward-origin.ts';
+import { forwardLabel, type LegacyForward, originLabel } from './forward-origin.ts';
 
 /** Telegram's own cap on what a bot may download through the cloud Bot API. */
 const PLATFORM_LIMIT = 'Telegram hands bots files up to 20 MB';
@@ -36,9 +36,23 @@ const UNSUPPORTED: ReadonlyArray<[keyof Message, string]> = [
   ['dice', 'dice'],
 ];
 
+/**
+ * The download URL of a `getFile` path, under `<root>/file/bot<token>/` and nowhere else: a path
+ * that is absolute, empty, or has `.`/`..`/empty segments or backslashes is refused (URL parsing
+ * would resolve `..` out of the file folder), and each segment is percent-encoded.
+ */
+export function telegramFileUrl(root: string, token: string, filePath: string): string {
+  const segments = filePath.split('/');
+  const bad = (s: string) => s === '' || s === '.' || s === '..' || /[\\\p{Cc}]/u.test(s);
+  if (segments.some(bad))
+    throw new DownloadFailed('Telegram gave a file path that leaves its file folder; not downloaded');
+  return `${root}/file/bot${token}/${segments.map(encodeURIComponent).join('/')}`;
+}
+
 export function telegramInbound(message: Message, files: TelegramFiles): TelegramInbound {
   const words = message.text ?? message.caption ?? '';
   const attachments: InboundAttachment[] = [];
+  const forwarded = forwardLabel(message as Message & LegacyForward);
   const file = (fileId: string, size: number | undefined) => (max: number, signal?: AbortSignal) =>
     download(files, fileId, size, max, signal);
   if (message.document) {
@@ -88,11 +102,12 @@ export function telegramInbound(message: Message, files: TelegramFiles): Telegra
   const unsupported = UNSUPPORTED.filter(([key]) => message[key] !== undefined).map(([, what]) => what);
   const result: TelegramInbound = { text: words, attachments };
   if (unsupported.length > 0) result.unsupported = unsupported.join(' or ');
-  if (message.forward_origin) {
-    // All of a forward is someone else's: its text and caption reach the model fenced.
+  if (forwarded !== undefined) {
+    // All of a forward is someone else's: its text, caption and files reach the model fenced.
+    const origin = `forwarded from ${forwarded}`;
     result.text = '';
-    if (words !== '')
-      result.quote = { origin: `forwarded from ${originLabel(message.forward_origin)}`, text: words };
+    if (words !== '') result.quote = { origin, text: words };
+    for (const attachment of attachments) attachment.from = origin;
   } else if (message.external_reply && message.quote?.text) {
     // A reply to a message in another chat, with the part the owner quoted.
     result.quote = {

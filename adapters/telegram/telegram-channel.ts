@@ -10,6 +10,7 @@ import type { Logger } from '../../src/log.ts';
 import { ALLOWED_UPDATES, type PollingDeps, startPolling } from './confirmed-polling.ts';
 import { fatalTelegramError } from './errors.ts';
 import { escapeHtml } from './html.ts';
+import { telegramFileUrl } from './inbound-files.ts';
 import { commandsPayload } from './payloads.ts';
 import { promptRegistry } from './prompt-registry.ts';
 import { strangerLog } from './stranger-log.ts';
@@ -115,8 +116,7 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
         strangers: strangerLog(log),
         files: {
           getFile: (fileId) => bot.api.getFile(fileId),
-          url: (path) =>
-            `${fileRoot}/file/bot${options.token}/${path.split('/').map(encodeURIComponent).join('/')}`,
+          url: (path) => telegramFileUrl(fileRoot, options.token, path),
         },
         ...(options.typingEveryMs ? { typingEveryMs: options.typingEveryMs } : {}),
       });

@@ -7,6 +7,7 @@ import { type Config, loadConfig } from '../../src/config/load.ts';
 import { redact } from '../../src/config/secrets.ts';
 import { type CheckResult, type CheckStatus, checkHostShell, checkModelEndpoint } from '../../src/doctor.ts';
 import { createLogger } from '../../src/log.ts';
+import { isLoopbackUrl } from '../../src/netguard/loopback-url.ts';
 import { checkSandbox } from '../../src/sandbox/check.ts';
 import { sandboxClient } from '../../src/sandbox/client.ts';
 import { loadMigrations, schemaStatus } from '../../src/store/migrate.ts';
@@ -126,15 +127,6 @@ export function checkSensitiveRoute(config: Config, route: string): CheckResult 
     };
   }
   return { status: 'ok', detail: `sensitive_tool_route "${route}" stays on loopback` };
-}
-
-function isLoopbackUrl(raw: string): boolean {
-  try {
-    const host = new URL(raw).hostname.replace(/^\[|\]$/g, '');
-    return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-  } catch {
-    return false;
-  }
 }
 
 /** The sandbox line: a fresh container through sandboxd, as `steward sandbox check` runs it. */

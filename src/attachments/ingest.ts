@@ -13,10 +13,19 @@ import type { AttachmentRecord } from '../core/session-events.ts';
 import type { AttachmentLimits } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import type { OutputStore } from '../offload/output-store.ts';
-import { fence, neutralizeMarkers } from '../trust/fence.ts';
+import { fence } from '../trust/fence.ts';
 import { readDocument } from './document.ts';
 import { imageMime, storeImage } from './images.ts';
-import { describe, limitFor, NO_VISION, SUPPORTED, TRANSCRIPTION_HOWTO, tooLargeLine } from './lines.ts';
+import {
+  describe,
+  limitFor,
+  NO_VISION,
+  SUPPORTED,
+  slowLine,
+  TRANSCRIPTION_HOWTO,
+  tooLargeLine,
+} from './lines.ts';
+import { sourceName } from './names.ts';
 import type { Transcriber } from './transcribe.ts';
 
 export interface AttachmentDeps {
@@ -65,8 +74,8 @@ export async function ingest(
   if (message.unsupported) out.lines.push(`I cannot read ${message.unsupported}. ${SUPPORTED}`);
   if (message.quote) {
     const { text } = message.quote;
-    // A file name or a display name is chosen by whoever made it: no forged marker survives in it.
-    const origin = neutralizeMarkers(message.quote.origin);
+    // A display name is chosen by whoever made it: it reaches the model only as a fence source.
+    const origin = sourceName(message.quote.origin, 'someone else');
     out.records.push({ kind: 'quote', origin, content: await untrusted(deps, ctx, text, origin) });
   }
   for (const attachment of message.attachments ?? []) {
@@ -90,10 +99,11 @@ async function take(deps: AttachmentDeps, ctx: IngestContext, a: InboundAttachme
   }
   const limit = limitFor(a.kind, deps.limits);
   if (a.size !== undefined && a.size > limit.bytes) throw new AttachmentTooLarge(limit.bytes, a.size);
-  const bytes = await a.download(limit.bytes, ctx.signal);
+  const bytes = await downloadInTime(deps, ctx, a, limit.bytes);
+  const forwarded = a.from !== undefined ? { forwarded: true as const } : {};
   switch (a.kind) {
     case 'document': {
-      const name = neutralizeMarkers(a.name?.trim() || 'unnamed file');
+      const name = sourceName(a.name, 'unnamed file');
       const read = await readDocument(bytes, name, a.mime, deps.limits.pdfPages);
       if (!read.ok) {
         out.lines.push(`Not read: ${name}: ${read.why}. ${SUPPORTED}`);
@@ -113,6 +123,7 @@ async function take(deps: AttachmentDeps, ctx: IngestContext, a: InboundAttachme
         bytes: bytes.length,
         content,
         ...read.note,
+        ...forwarded,
       });
       return;
     }
@@ -122,7 +133,7 @@ async function take(deps: AttachmentDeps, ctx: IngestContext, a: InboundAttachme
         out.lines.push('Not shown: the photo is not a JPEG, PNG, GIF or WebP image.');
         return;
       }
-      out.records.push(await storeImage(deps.outputs, ctx.sessionId, bytes, mime));
+      out.records.push({ ...(await storeImage(deps.outputs, ctx.sessionId, bytes, mime)), ...forwarded });
       return;
     }
     case 'voice':
@@ -147,6 +158,16 @@ async function hear(
     out.lines.push(`I heard nothing I could transcribe in ${describe(a.kind, a.name)}.`);
     return;
   }
+  if (a.from !== undefined) {
+    // A forwarded voice note holds someone else's voice: fenced with its origin, like a quote.
+    const origin = sourceName(
+      `${a.from}, ${a.kind === 'voice' ? 'a voice note' : 'an audio file'}`,
+      'someone else',
+    );
+    await ctx.sink({ type: 'notice', level: 'info', text: `🎙 I heard (${origin}): ${transcript}` });
+    out.records.push({ kind: 'quote', origin, content: await untrusted(deps, ctx, transcript, origin) });
+    return;
+  }
   // Shown back, so the owner sees what the model will take as their words.
   await ctx.sink({ type: 'notice', level: 'info', text: `🎙 I heard: ${transcript}` });
   out.text = out.text.trim() === '' ? transcript : `${transcript}\n\n${out.text}`;
@@ -155,6 +176,21 @@ async function hear(
     from: a.kind === 'voice' ? 'voice' : 'audio',
     ...(a.durationS !== undefined ? { seconds: a.durationS } : {}),
   });
+}
+
+/** A platform that stalls is given up at the download time limit, named as such. */
+async function downloadInTime(deps: AttachmentDeps, ctx: IngestContext, a: InboundAttachment, max: number) {
+  const timeout = AbortSignal.timeout(deps.limits.downloadTimeoutMs);
+  try {
+    return await a.download(max, AbortSignal.any([ctx.signal, timeout]));
+  } catch (error) {
+    if (timeout.aborted && !ctx.signal.aborted) throw new DownloadTimedOut();
+    throw error;
+  }
+}
+
+class DownloadTimedOut extends Error {
+  override name = 'DownloadTimedOut';
 }
 
 /** Text from outside, fenced; past the offload threshold, stored and replaced by its digest. */
@@ -180,7 +216,8 @@ async function offloaded(
 }
 
 function failureLine(deps: AttachmentDeps, a: InboundAttachment, error: unknown): string {
-  const what = describe(a.kind, a.name);
+  const what = describe(a.kind, a.name === undefined ? undefined : sourceName(a.name, 'unnamed file'));
+  if (error instanceof DownloadTimedOut) return slowLine(what, deps.limits.downloadTimeoutMs);
   if (error instanceof AttachmentTooLarge)
     return tooLargeLine(what, limitFor(a.kind, deps.limits), error.bytes, error.platformLimit);
   const reason = error instanceof Error ? error.message : String(error);

@@ -52,6 +52,10 @@ export function tooLargeLine(
   return `Not read: ${what} is ${size}, over the ${formatSize(limit.bytes)} limit (${limit.key}). Send a smaller file, or raise ${limit.key} in the config.`;
 }
 
+export function slowLine(what: string, limitMs: number): string {
+  return `Not read: ${what}: the download took longer than ${limitMs / 1000} s, the time limit (${ATTACHMENT_LIMIT_KEYS.downloadTimeoutMs}). Try again, or raise ${ATTACHMENT_LIMIT_KEYS.downloadTimeoutMs} in the config.`;
+}
+
 /** How the owner would name one attachment in a sentence. */
 export function describe(kind: AttachmentKind, name: string | undefined): string {
   switch (kind) {

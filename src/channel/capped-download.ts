@@ -32,6 +32,11 @@ export async function fetchCapped(
     await response.body?.cancel();
     throw new AttachmentTooLarge(maxBytes, announced);
   }
+  return readCapped(response, maxBytes);
+}
+
+/** A response body, stopped with `AttachmentTooLarge` as soon as more than `maxBytes` arrive. */
+export async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {
   const pieces: Uint8Array[] = [];
   let total = 0;
   if (response.body) {

@@ -40,6 +40,11 @@ export interface InboundAttachment {
   size?: number;
   /** Voice and audio: the length in seconds, when announced. */
   durationS?: number;
+  /**
+   * Set when the file is someone else's the owner passed on (a forward), as its origin: a
+   * forwarded voice note's words are then the stranger's, fenced, not the owner's message.
+   */
+  from?: string;
   download(maxBytes: number, signal?: AbortSignal): Promise<Uint8Array>;
 }
 

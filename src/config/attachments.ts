@@ -21,6 +21,7 @@ export interface AttachmentsSection {
     max_photo_bytes?: number;
     max_audio_bytes?: number;
     pdf_max_pages?: number;
+    download_timeout_s?: number;
     sensitive?: SensitiveKind[];
   };
   transcription?: { base_url: string; model: string; language?: string; timeout_s?: number };
@@ -37,6 +38,7 @@ export const attachmentsSchema = {
     max_photo_bytes: bytes,
     max_audio_bytes: bytes,
     pdf_max_pages: { type: 'integer', minimum: 1, maximum: 10_000 },
+    download_timeout_s: { type: 'number', exclusiveMinimum: 0, maximum: 3600 },
     sensitive: { type: 'array', uniqueItems: true, items: { type: 'string', enum: SENSITIVE_KINDS } },
   },
 } as const;
@@ -54,11 +56,13 @@ export const transcriptionSchema = {
 } as const;
 
 export const ATTACHMENT_FIX_HINTS: Readonly<Record<string, string>> = {
-  attachments: 'give max_document_bytes, max_photo_bytes, max_audio_bytes, pdf_max_pages, sensitive',
+  attachments:
+    'give max_document_bytes, max_photo_bytes, max_audio_bytes, pdf_max_pages, download_timeout_s, sensitive',
   'attachments.max_document_bytes': 'use bytes from 1024, e.g. 20971520 (20 MB)',
   'attachments.max_photo_bytes': 'use bytes from 1024, e.g. 10485760 (10 MB)',
   'attachments.max_audio_bytes': 'use bytes from 1024, e.g. 20971520 (20 MB)',
   'attachments.pdf_max_pages': 'use a page count, e.g. 300',
+  'attachments.download_timeout_s': 'use seconds, e.g. 120',
   'attachments.sensitive': `list kinds from ${SENSITIVE_KINDS.join(', ')}, e.g. [document]`,
   transcription: 'give {base_url, model}: an OpenAI-compatible endpoint ending in /v1 and its speech model',
   'transcription.base_url': 'give the endpoint ending in /v1, e.g. http://127.0.0.1:8080/v1',
@@ -88,6 +92,8 @@ export function resolveAttachments(
       audioBytes: a.max_audio_bytes ?? D.audioBytes,
       pdfPages: a.pdf_max_pages ?? D.pdfPages,
       transcriptionTimeoutMs: t?.timeout_s === undefined ? D.transcriptionTimeoutMs : t.timeout_s * 1000,
+      downloadTimeoutMs:
+        a.download_timeout_s === undefined ? D.downloadTimeoutMs : a.download_timeout_s * 1000,
     },
     sensitive,
   };

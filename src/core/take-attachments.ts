@@ -33,6 +33,16 @@ export async function takeAttachments(
     });
     return undefined;
   }
+  // Audio marked sensitive is heard only by a speech server on this machine: sending it to a
+  // cloud endpoint would break the promise the sensitive route keeps for text.
+  const audible = marked.find((k) => k === 'voice' || k === 'audio');
+  if (audible && deps.transcribe && !deps.transcribe.onThisMachine) {
+    await sink({
+      type: 'reply',
+      text: `Not read: ${audible} attachments are marked sensitive (attachments.sensitive) and transcription.base_url is not on this machine; point it at a speech server on loopback, or remove ${audible} from attachments.sensitive.`,
+    });
+    return undefined;
+  }
   const sensitive = marked.length > 0;
   let vision = false;
   if (message.attachments?.some((a) => a.kind === 'photo')) {

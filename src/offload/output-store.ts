@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_LIMITS } from '../limits.ts';
 import type { Db } from '../store/db.ts';
+import { storableText } from '../store/storable.ts';
 import { createDigestBuilder } from './digest.ts';
 
 export const DEFAULT_RETENTION_MS = DEFAULT_LIMITS.offload.retentionMs;
@@ -44,7 +45,14 @@ export function outputStore(db: Db, now: () => Date, retentionMs = DEFAULT_RETEN
       const digest = createDigestBuilder();
       await db.query(
         'insert into tool_outputs (ref, session_id, tool, trusted, created_at, expires_at) values ($1, $2, $3, $4, $5, $6)',
-        [ref, input.sessionId, input.tool, input.trusted, now(), new Date(now().getTime() + retentionMs)],
+        [
+          ref,
+          input.sessionId,
+          storableText(input.tool),
+          input.trusted,
+          now(),
+          new Date(now().getTime() + retentionMs),
+        ],
       );
       let seq = 0;
       let buffer = '';
@@ -58,7 +66,8 @@ export function outputStore(db: Db, now: () => Date, retentionMs = DEFAULT_RETEN
         buffer = '';
       };
       let linesBefore = 0;
-      for await (const piece of pieces(source)) {
+      for await (const raw of pieces(source)) {
+        const piece = storableText(raw);
         if (buffer === '') bufferFirstLine = linesBefore;
         buffer += piece;
         for (let i = piece.indexOf('\n'); i !== -1; i = piece.indexOf('\n', i + 1)) linesBefore++;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SessionEvent, SessionEventData } from '../core/session-events.ts';
 import type { Db, Queryable } from './db.ts';
+import { storableJson } from './storable.ts';
 
 export interface Session {
   id: string;
@@ -104,7 +105,7 @@ export function sessionLog(db: Db) {
       const { kind, ...payload } = data;
       const result = await q.query<{ id: number }>(
         'insert into session_events (session_id, turn_id, kind, payload) values ($1, $2, $3, $4) returning id',
-        [sessionId, turnId, kind, JSON.stringify(payload)],
+        [sessionId, turnId, kind, storableJson(payload)],
       );
       return result.rows[0]?.id ?? 0;
     },
