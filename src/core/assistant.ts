@@ -154,6 +154,7 @@ function composeCore(deps: AssistantDeps): Core {
     runner: turnRunner(),
     budget: spending,
     owner: { notify: async (text) => log.warn(`for the owner (no channel yet): ${text}`) },
+    late: { nudge: () => {} },
     version: deps.version ?? 'unknown',
     startedAt: now(),
     statusLines: async () => [],

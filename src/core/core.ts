@@ -25,6 +25,8 @@ export interface Core {
   budget: Budget;
   /** Tells the owner in their private room; set by `start` (until then, only logged). */
   owner: { notify(text: string): Promise<void> };
+  /** Posts a channel's undelivered replies soon (the channel just worked); set by `start`. */
+  late: { nudge(channel: string): void };
   version: string;
   startedAt: Date;
   /** Lines the composition root adds to /status (channels, digests); set by `start`. */

@@ -35,8 +35,12 @@ export function handleMessage(
     takeMessage(core, message, sink, accept, signal),
   );
   // Commands and repeats need no log entry: accepted once done. A failure before the message was
-  // logged is not accepted, so the platform delivers it again.
-  return work.then(accept);
+  // logged is not accepted, so the platform delivers it again. The channel just brought a message:
+  // replies it could not deliver earlier go out now.
+  return work.then(() => {
+    accept();
+    core.late.nudge(message.channel);
+  });
 }
 
 async function takeMessage(
