@@ -152,6 +152,7 @@ function composeCore(deps: AssistantDeps): Core {
     loop,
     loopFor,
     runner: turnRunner(),
+    driving: new Set(),
     budget: spending,
     owner: { notify: async (text) => log.warn(`for the owner (no channel yet): ${text}`) },
     late: { nudge: () => {} },

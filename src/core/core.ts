@@ -22,6 +22,8 @@ export interface Core {
   /** The loop's dependencies for one drive: usage recorded against the session, budget notices to `notice`. */
   loopFor(session: Session, turn: { unattended: boolean; notice(text: string): Promise<void> }): LoopDeps;
   runner: TurnRunner;
+  /** Turns being driven now, so recovery never drives one twice at once. */
+  driving: Set<string>;
   budget: Budget;
   /** Tells the owner in their private room; set by `start` (until then, only logged). */
   owner: { notify(text: string): Promise<void> };
@@ -54,13 +56,14 @@ export function driveIn(
     : async (text: string) => {
         await sink({ type: 'notice', level: 'info', text });
       };
+  core.driving.add(turnId);
   return driveTurn(core.loopFor(session, { unattended, notice }), {
     session,
     turnId,
     sink,
     unattended,
     signal,
-  });
+  }).finally(() => core.driving.delete(turnId));
 }
 
 /** Queues a turn in its room and drives it there. */

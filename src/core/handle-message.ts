@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { HandleHooks, InboundMessage, ReplySink } from '../channel/port.ts';
 import { answerCommand } from './commands.ts';
 import { type Core, driveIn, isOwner, UNATTENDED_SENDER } from './core.ts';
+import { resumeStranded } from './recovery.ts';
 import { statusReport } from './status.ts';
 import type { TurnStatus } from './turn-types.ts';
 
@@ -88,6 +89,7 @@ async function takeMessage(
   const research = /^\/research\s/.test(text);
   const body = research ? text.replace(/^\/research\s+/, '') : message.text;
   const session = await sessions.open(channel, room);
+  await resumeStranded(core, session, sink, signal);
   const dropped = await core.loop.approvals.supersede(session.id);
   if (dropped > 0) {
     await sink({
@@ -109,7 +111,21 @@ async function takeMessage(
     turnId,
   );
   accept();
-  await driveIn(core, session, turnId, sink, false, signal);
+  try {
+    await driveIn(core, session, turnId, sink, false, signal);
+  } catch (error) {
+    // The message is in the log and the platform was told so: failing here would only make it
+    // deliver the message again. The turn stays open and the sweeper resumes it once it can.
+    const reason = (error as Error).message.split('\n')[0];
+    core.log.error({ sessionId: session.id }, `a turn failed: ${reason}`);
+    await Promise.resolve(
+      sink({
+        type: 'notice',
+        level: 'error',
+        text: `Could not finish this turn (${reason}); your message is kept and the turn resumes once steward can carry on.`,
+      }),
+    ).catch(() => {});
+  }
 }
 
 export async function runUnattended(

@@ -60,7 +60,13 @@ export function lifecycle(core: Core): Lifecycle & { online(channel: string): Pr
       if (statusLines) core.statusLines = statusLines;
       core.late.nudge = late;
       const sweep = () => {
-        for (const channel of recovered) late(channel);
+        for (const channel of recovered) {
+          late(channel);
+          // Turns a failure stranded while steward ran (the database went away mid-turn).
+          void queueRecovery(core, posts, channel, 'Resuming a turn that a failure cut off.').catch(
+            (error: Error) => core.log.warn(`could not look for stranded turns: ${error.message}`),
+          );
+        }
         return expireOverdue(core, posts).catch((error: Error) => {
           core.log.warn(`could not expire overdue questions: ${error.message}`);
           return 0;
