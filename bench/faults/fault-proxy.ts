@@ -54,7 +54,8 @@ export async function startFaultProxy(target: string, plan: FaultPlan): Promise<
   const upstream = new URL(target);
   const injected: FaultProxy['injected'] = {};
   const count = (method: string, fault: Fault) => {
-    const m = (injected[method] ??= {});
+    const m = injected[method] ?? {};
+    injected[method] = m;
     m[fault] = (m[fault] ?? 0) + 1;
   };
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {

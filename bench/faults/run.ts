@@ -2,7 +2,7 @@
 // a private PostgreSQL cluster, the Telegram emulator, Synapse, the scripted model). Prints one
 // table and writes bench/results/faults.json and faults.md. Run counts come from the environment:
 // FAULTS_KILLS (30), FAULTS_PG_RESTARTS (6), FAULTS_PROXY_MESSAGES (30), FAULTS_BURST (50),
-// FAULTS_RSS_TURNS (1000); FAULTS_ONLY=name,name runs a subset.
+// FAULTS_RSS_TURNS (1000); FAULTS_ONLY=name,name runs a subset; FAULTS_OUT names another results folder.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { privatePostgres } from '../../test/support/services.ts';
@@ -58,7 +58,7 @@ const printed = table(rows);
 console.log(printed);
 const notes = rows.filter((r) => r.notes).map((r) => `- ${r.scenario}: ${r.notes}`);
 if (notes.length) console.log(`\n${notes.join('\n')}`);
-const results = resolve(import.meta.dirname, '../results');
+const results = process.env.FAULTS_OUT ?? resolve(import.meta.dirname, '../results');
 const meta = {
   date: new Date().toISOString(),
   seconds: Math.round((Date.now() - started) / 1000),
