@@ -30,6 +30,8 @@ export interface Limits {
   stopGraceMs: number;
   /** A digest fire with no delivered post this long after it was due is reported to the owner. */
   digestGraceMs: number;
+  /** A final reply that could not be delivered is posted late at most this many times before it is only logged. */
+  lateReplyTries: number;
 }
 
 /** How MCP servers are started, waited for and restarted, and when a server goes behind the index. */
@@ -76,6 +78,7 @@ export const DEFAULT_LIMITS: Limits = {
   sweepEveryMs: 30_000,
   stopGraceMs: 5_000,
   digestGraceMs: 15 * 60 * 1000,
+  lateReplyTries: 5,
 };
 
 /** Per-container limits of the sandbox (`sandbox.memory_mb`, `sandbox.cpus`, `sandbox.pids`) and its fixed sizes. */

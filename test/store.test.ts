@@ -12,6 +12,7 @@ const TABLES = [
   'audit_log',
   'budget_notices',
   'budget_overrides',
+  'deliveries',
   'digest_runs',
   'matrix_crypto_store',
   'matrix_prompts',

@@ -44,12 +44,17 @@ const MAX_FILE_BYTES = 32 * 1024 * 1024;
 export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
   const { ops, log } = deps;
   let chain: Promise<void> = Promise.resolve();
-  const enqueue = (what: string, work: () => Promise<unknown>): Promise<void> => {
-    chain = chain.then(work).then(
-      () => {},
-      (error: Error) => log.warn({ room }, `matrix: could not ${what}: ${error.message}`),
+  /** Runs `work` after everything queued before it; resolves true once it succeeded. */
+  const enqueue = (what: string, work: () => Promise<unknown>): Promise<boolean> => {
+    const done = chain.then(work).then(
+      () => true,
+      (error: Error) => {
+        log.warn({ room }, `matrix: could not ${what}: ${error.message}`);
+        return false;
+      },
     );
-    return chain;
+    chain = done.then(() => {});
+    return done;
   };
 
   let stream: Stream = { text: '', sent: [], queued: false };
@@ -115,8 +120,10 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
         return;
       case 'reply': {
         stream.text = event.text.trim() === '' && stream.sent.length === 0 ? '(no answer)' : event.text;
-        await endStream();
-        return;
+        const shown = stream;
+        const ok = await endStream();
+        // The core records this in its delivery ledger: every part in the room, and their event ids.
+        return { delivered: ok && shown.sent.length > 0, messageIds: shown.sent.map((p) => p.eventId) };
       }
       case 'notice':
         await endStream();

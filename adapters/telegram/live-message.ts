@@ -20,6 +20,7 @@ export interface LiveMessage {
 export function liveMessage(out: TelegramOut, chatId: number): LiveMessage {
   let messageId: number | undefined;
   let sendFailed = false;
+  let editFailed = false;
   let shown = '';
   let wanted = '';
   let keyboard: InlineKeyboardMarkup | undefined;
@@ -49,7 +50,8 @@ export function liveMessage(out: TelegramOut, chatId: number): LiveMessage {
         // The newest text, read after the wait; a failed edit is not repeated for the same text.
         const html = wanted;
         const buttons = keyboard;
-        await out.edit(chatId, messageId, html, buttons);
+        // A failed edit is remembered, so `settle` does not call a final text shown that is not.
+        editFailed = !(await out.edit(chatId, messageId, html, buttons));
         shown = html;
         shownKeyboard = buttons;
       }
@@ -82,7 +84,7 @@ export function liveMessage(out: TelegramOut, chatId: number): LiveMessage {
       if (sendFailed && messageId === undefined) sendFailed = false;
       kick();
       await idle();
-      return !sendFailed && shown === html;
+      return !sendFailed && !editFailed && shown === html;
     },
     id: () => messageId,
     ready: () => created ?? Promise.resolve(),

@@ -160,7 +160,8 @@ export function updateRouter(deps: UpdateRouterDeps): UpdateHandler {
         void answer(DECIDED[event.decision] ?? 'Done.');
         stopTyping = startTyping(out, chatId, deps.typingEveryMs);
       }
-      await turn.sink(event);
+      // The reply's delivery goes back to the core's ledger.
+      return turn.sink(event);
     };
     try {
       const result = await assistant.decide(

@@ -1,13 +1,15 @@
 // The loop's types live in turn-types.ts, so the parts of a step import them without a cycle.
 import { withImageData } from '../attachments/images.ts';
+import type { Delivery } from '../channel/port.ts';
 import { type Route, streamRoute } from '../gateway/router.ts';
 import type { ChatMessage, ToolCall } from '../gateway/types.ts';
+import { recordDelivery } from '../store/delivery-ledger.ts';
 import type { SessionLog } from '../store/session-log.ts';
 import { FINISH_NOW, REPEAT_STOP, stepDirective, trailingRepeats } from './ceilings.ts';
 import { compactIfNeeded } from './compaction.ts';
 import { effortAfter } from './effort.ts';
 import { routeFor } from './sensitive.ts';
-import { rebuildConversation } from './session-events.ts';
+import { rebuildConversation, type SessionEventData } from './session-events.ts';
 import { systemPrompt } from './system-prompt.ts';
 import { offeredTools } from './tool-offer.ts';
 import { settleOpenCalls } from './tool-step.ts';
@@ -41,7 +43,7 @@ async function runTurn(deps: LoopDeps, turn: TurnContext): Promise<TurnStatus> {
     if (state.ended) return 'ended';
     // An answer in the log ends the turn, whether it was just written or a restart cut it off.
     if (state.answered) {
-      if (!needsEvidence(state)) return finish(turn, log, state.lastText);
+      if (!needsEvidence(state)) return finish(deps, turn, log, state.lastText);
       await log.append({ kind: 'harness_note', text: RESEARCH_COERCION });
       continue;
     }
@@ -108,14 +110,43 @@ function needsEvidence(state: TurnState): boolean {
 
 /**
  * The reply goes out before the turn is marked ended: a crash while it is on its way leaves the
- * turn open, and the next start sends it again from the log (at least once, never lost). A reply
- * the channel refuses still ends the turn; the refusal goes to the caller.
+ * turn open, and the next start sends it again from the log (at least once, never lost). What the
+ * channel said about it (the platform's ids, or that it did not arrive) goes into the delivery
+ * ledger in the same transaction as `turn_ended`; a failed reply is posted to the owner once the
+ * channel is back (late-replies.ts). A reply the channel refuses still ends the turn; the refusal
+ * goes to the caller.
  */
-async function finish(turn: TurnContext, log: TurnLog, text: string): Promise<TurnStatus> {
+async function finish(deps: LoopDeps, turn: TurnContext, log: TurnLog, text: string): Promise<TurnStatus> {
+  let delivery: Delivery = { delivered: false, messageIds: [] };
+  let error: string | undefined;
   try {
-    await turn.sink({ type: 'reply', text });
+    delivery = (await turn.sink({ type: 'reply', text })) ?? { delivered: true, messageIds: [] };
+  } catch (thrown) {
+    error = (thrown as Error).message;
+    throw thrown;
   } finally {
-    await log.append({ kind: 'turn_ended', outcome: 'answered' });
+    const { session, turnId } = turn;
+    const ended: SessionEventData = { kind: 'turn_ended', outcome: 'answered' };
+    const id = await deps.db.transaction(async (tx) => {
+      await recordDelivery(tx, {
+        kind: turn.unattended ? 'digest' : 'reply',
+        channel: session.channel,
+        room: session.room,
+        sessionId: session.id,
+        turnId,
+        delivered: delivery.delivered,
+        messageIds: delivery.messageIds,
+        error: error ?? null,
+        body: text,
+      });
+      return deps.sessions.append(session.id, ended, turnId, tx);
+    });
+    log.adopt({ id, data: ended });
+    if (!delivery.delivered)
+      deps.log.warn(
+        { sessionId: session.id },
+        `the reply was not delivered: ${error ?? 'the channel said so'}`,
+      );
   }
   return 'answered';
 }

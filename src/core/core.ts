@@ -23,9 +23,13 @@ export interface Core {
   /** The loop's dependencies for one drive: usage recorded against the session, budget notices to `notice`. */
   loopFor(session: Session, turn: { unattended: boolean; notice(text: string): Promise<void> }): LoopDeps;
   runner: TurnRunner;
+  /** Turns being driven now, so recovery never drives one twice at once. */
+  driving: Set<string>;
   budget: Budget;
   /** Tells the owner in their private room; set by `start` (until then, only logged). */
   owner: { notify(text: string): Promise<void> };
+  /** Posts a channel's undelivered replies soon (the channel just worked); set by `start`. */
+  late: { nudge(channel: string): void };
   version: string;
   startedAt: Date;
   /** Lines the composition root adds to /status (channels, digests); set by `start`. */
@@ -55,13 +59,14 @@ export function driveIn(
     : async (text: string) => {
         await sink({ type: 'notice', level: 'info', text });
       };
+  core.driving.add(turnId);
   return driveTurn(core.loopFor(session, { unattended, notice }), {
     session,
     turnId,
     sink,
     unattended,
     signal,
-  });
+  }).finally(() => core.driving.delete(turnId));
 }
 
 /** Queues a turn in its room and drives it there. */

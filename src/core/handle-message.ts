@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { HandleHooks, InboundMessage, ReplySink } from '../channel/port.ts';
 import { answerCommand } from './commands.ts';
 import { type Core, driveIn, isOwner, UNATTENDED_SENDER } from './core.ts';
+import { resumeStranded } from './recovery.ts';
 import { statusReport } from './status.ts';
 import { takeAttachments } from './take-attachments.ts';
 import type { TurnStatus } from './turn-types.ts';
@@ -36,8 +37,12 @@ export function handleMessage(
     takeMessage(core, message, sink, accept, signal),
   );
   // Commands and repeats need no log entry: accepted once done. A failure before the message was
-  // logged is not accepted, so the platform delivers it again.
-  return work.then(accept);
+  // logged is not accepted, so the platform delivers it again. The channel just brought a message:
+  // replies it could not deliver earlier go out now.
+  return work.then(() => {
+    accept();
+    core.late.nudge(message.channel);
+  });
 }
 
 async function takeMessage(
@@ -85,6 +90,7 @@ async function takeMessage(
   const research = /^\/research\s/.test(text);
   const body = research ? text.replace(/^\/research\s+/, '') : message.text;
   const session = await sessions.open(channel, room);
+  await resumeStranded(core, session, sink, signal);
   const taken = await takeAttachments(core, session, { ...message, text: body }, sink, signal);
   if (taken === undefined) return;
   const dropped = await core.loop.approvals.supersede(session.id);
@@ -110,7 +116,21 @@ async function takeMessage(
     turnId,
   );
   accept();
-  await driveIn(core, session, turnId, sink, false, signal);
+  try {
+    await driveIn(core, session, turnId, sink, false, signal);
+  } catch (error) {
+    // The message is in the log and the platform was told so: failing here would only make it
+    // deliver the message again. The turn stays open and the sweeper resumes it once it can.
+    const reason = (error as Error).message.split('\n')[0];
+    core.log.error({ sessionId: session.id }, `a turn failed: ${reason}`);
+    await Promise.resolve(
+      sink({
+        type: 'notice',
+        level: 'error',
+        text: `Could not finish this turn (${reason}); your message is kept and the turn resumes once steward can carry on.`,
+      }),
+    ).catch(() => {});
+  }
 }
 
 export async function runUnattended(

@@ -2,6 +2,7 @@
 // of overdue questions and starts background services (digests); `stop` aborts running turns
 // through their signal, waits for them, and stops the services. Channels only render and translate.
 import type { Core, Outbox } from './core.ts';
+import { deliverLate } from './late-replies.ts';
 import { expireOverdue, queueRecovery } from './recovery.ts';
 
 export type { Outbox };
@@ -36,22 +37,41 @@ export function lifecycle(core: Core): Lifecycle & { online(channel: string): Pr
   let stopped: Promise<void> | undefined;
   let outbox: Outbox | undefined;
   const recovered = new Set<string>();
+  // One late-delivery round per channel at a time; a nudge during one is covered by the next sweep.
+  const delivering = new Set<string>();
+  const late = (channel: string) => {
+    if (!outbox || !recovered.has(channel) || delivering.has(channel)) return;
+    delivering.add(channel);
+    void deliverLate(core, outbox, channel)
+      .catch((error: Error) => core.log.warn(`could not post undelivered replies: ${error.message}`))
+      .finally(() => delivering.delete(channel));
+  };
   return {
     async online(channel) {
       // Once per channel per process: a reconnecting channel must not resume turns already running.
       if (!outbox || recovered.has(channel)) return;
       recovered.add(channel);
       await queueRecovery(core, outbox, channel);
+      late(channel);
     },
     async start({ outbox: posts, services: starters = [], notifyOwner, statusLines }) {
       outbox = posts;
       if (notifyOwner) core.owner.notify = notifyOwner;
       if (statusLines) core.statusLines = statusLines;
-      const sweep = () =>
-        expireOverdue(core, posts).catch((error: Error) => {
+      core.late.nudge = late;
+      const sweep = () => {
+        for (const channel of recovered) {
+          late(channel);
+          // Turns a failure stranded while steward ran (the database went away mid-turn).
+          void queueRecovery(core, posts, channel, 'Resuming a turn that a failure cut off.').catch(
+            (error: Error) => core.log.warn(`could not look for stranded turns: ${error.message}`),
+          );
+        }
+        return expireOverdue(core, posts).catch((error: Error) => {
           core.log.warn(`could not expire overdue questions: ${error.message}`);
           return 0;
         });
+      };
       await sweep();
       sweeper = setInterval(() => void sweep(), core.loop.limits.sweepEveryMs);
       sweeper.unref();

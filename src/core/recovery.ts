@@ -1,19 +1,28 @@
 // After a restart, and on a timer: turns a crash or a stop cut off are resumed, and questions
 // nobody answered in time are settled as timeouts. Both run once per process, from `start`.
-import type { PermissionPrompt } from '../channel/port.ts';
+import type { PermissionPrompt, ReplySink } from '../channel/port.ts';
 import { dangerLevel } from '../permissions/gate.ts';
+import type { Session } from '../store/session-log.ts';
 import { STEWARD } from './approvals.ts';
 import { type Core, driveIn, type Outbox, UNATTENDED_SENDER } from './core.ts';
 
 /**
  * Queues every turn a crash or a stop cut off (of one channel, or all) in its room, and returns
  * once they are queued, with a promise for when they are done. A channel takes new input only
- * after this, so a resumed turn is never overtaken by a message that would supersede it.
+ * after this, so a resumed turn is never overtaken by a message that would supersede it. The
+ * sweeper calls it again for turns a failure stranded while steward ran (the database went away
+ * mid-turn): inside the room's queue a turn that has ended or is driven meanwhile is left alone.
  */
-export async function queueRecovery(core: Core, outbox: Outbox, channel?: string): Promise<Promise<void>> {
+export async function queueRecovery(
+  core: Core,
+  outbox: Outbox,
+  channel?: string,
+  notice = 'Resuming a turn that a restart cut off.',
+): Promise<Promise<void>> {
   const { sessions } = core;
   const resumed: Promise<void>[] = [];
-  for (const { sessionId, turnId } of await sessions.openTurns()) {
+  const open = await sessions.openTurns();
+  for (const { sessionId, turnId } of open) {
     const session = await sessions.get(sessionId);
     if (!session || (channel !== undefined && session.channel !== channel)) continue;
     const sink = outbox(session.channel, session.room);
@@ -28,12 +37,45 @@ export async function queueRecovery(core: Core, outbox: Outbox, channel?: string
       (e) => e.turnId === turnId && e.data.kind === 'user_message' && e.data.sender === UNATTENDED_SENDER,
     );
     const turn = core.runner.inRoom(session.channel, session.room, async (signal) => {
-      await sink({ type: 'notice', level: 'info', text: 'Resuming a turn that a restart cut off.' });
+      if (core.driving.has(turnId) || !(await stillOpen(core, turnId))) return;
+      core.log.info({ sessionId, turnId }, 'resuming a turn that was cut off');
+      await sink({ type: 'notice', level: 'info', text: notice });
       await driveIn(core, session, turnId, sink, unattended, signal);
     });
     resumed.push(turn.catch((error: Error) => core.log.warn(`could not resume a turn: ${error.message}`)));
   }
   return Promise.all(resumed).then(() => {});
+}
+
+/**
+ * Before a new message supersedes what is open in its session: a turn a failure cut off (not one
+ * waiting for the owner) is finished first, so the earlier message is answered, not dropped.
+ * Called inside the room's queue.
+ */
+export async function resumeStranded(
+  core: Core,
+  session: Session,
+  sink: ReplySink,
+  signal: AbortSignal,
+): Promise<void> {
+  for (const { turnId } of await core.sessions.openTurns(session.id)) {
+    if (core.driving.has(turnId) || !(await stillOpen(core, turnId))) continue;
+    const events = await core.sessions.events(session.id);
+    const unattended = events.some(
+      (e) => e.turnId === turnId && e.data.kind === 'user_message' && e.data.sender === UNATTENDED_SENDER,
+    );
+    core.log.info({ sessionId: session.id, turnId }, 'finishing a cut-off turn before the next message');
+    await sink({ type: 'notice', level: 'info', text: 'Finishing a turn that a failure cut off.' });
+    await driveIn(core, session, turnId, sink, unattended, signal);
+  }
+}
+
+/** The turn has no `turn_ended` and waits for no unexpired question (read inside its room's queue). */
+async function stillOpen(core: Core, turnId: string): Promise<boolean> {
+  if (!(await core.sessions.openTurns()).some((t) => t.turnId === turnId)) return false;
+  return !(await core.requests.forTurn(turnId)).some(
+    (r) => r.status === 'pending' && r.expiresAt > core.now(),
+  );
 }
 
 export async function recover(core: Core, outbox: Outbox): Promise<void> {

@@ -118,10 +118,12 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
           // A channel that says its post did not reach the room has not delivered it.
           if (delivery && !delivery.delivered) {
             errors.unshift(`the channel did not deliver the post to ${channel}:${room}`);
-            return;
+            return delivery;
           }
           posted++;
           messageIds.push(...(delivery?.messageIds ?? []));
+          // The core records it in the delivery ledger.
+          return delivery;
         } else if (event.type === 'notice' && event.level === 'error') {
           errors.push(event.text);
         }
