@@ -92,3 +92,12 @@ export const DEFAULT_SANDBOX_LIMITS = {
   /** Files and folders made writable for the container's user before one run; past that, refused. */
   maxWorkspaceEntries: 50_000,
 } as const;
+
+/**
+ * The embedded database's PostgreSQL settings, sized for one owner's bot. PGlite's defaults are
+ * a server's (shared_buffers 128MB), and the buffer pool is touched as it starts: 16MB holds this
+ * schema's working set many times over and keeps about 110 MiB out of the process's RSS.
+ */
+export const EMBEDDED_DB_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: '16MB',
+};
