@@ -327,7 +327,10 @@ describe('the Telegram channel against the Bot API emulator', () => {
     });
     await start({ editIntervalMs: 600_000 });
     for (const text of texts) await owner().say(text);
-    await waitFor(() => chat().filter((m) => m.text.endsWith(' done')).length === texts.length, 'every reply');
+    await waitFor(
+      () => chat().filter((m) => m.text.endsWith(' done')).length === texts.length,
+      'every reply',
+    );
     expect(chat().map((m) => m.text)).toEqual(texts.map((t) => `answer to ${t} done`));
     // Each reply went out whole: sent once, never edited.
     expect(emulator.calls.filter((c) => c.method === 'editMessageText')).toHaveLength(0);
