@@ -3,7 +3,6 @@ import { requireDefaultRoute } from '../../src/config/load.ts';
 import { redact } from '../../src/config/secrets.ts';
 import type { Db } from '../../src/store/db.ts';
 import type { CliIo } from '../io.ts';
-import { runChannels } from '../run-channels.ts';
 import { loadRuntime, openStore, type Runtime } from '../runtime.ts';
 
 const HOW_TO_CONFIGURE = [
@@ -23,8 +22,12 @@ export async function startCommand(io: CliIo): Promise<number> {
     return 2;
   }
   requireDefaultRoute(config);
-  // The adapters load while the database opens; each only when it is configured.
-  const [db, adapters] = await Promise.all([openStore(runtime), loadAdapters(runtime)]);
+  // The core and the adapters (each only when configured) load while the database opens.
+  const [db, adapters, { runChannels }] = await Promise.all([
+    openStore(runtime),
+    loadAdapters(runtime),
+    import('../run-channels.ts'),
+  ]);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
