@@ -38,15 +38,24 @@ async function longSession(rig: Rig, tree: Tree, backend: BackendName) {
     // The schema exists before the measured start, as on any start but the first.
     await (await startToPolling(rig, launch)).proc.stop();
     const { proc } = await startToPolling(rig, launch);
+    const stage = (what: string) => console.error(`channel bench: ${backend} ${tree.label}: ${what}`);
     try {
+      stage('idle');
       const idle = await idleFigures(proc, number('BENCH_IDLE_S', 30));
+      stage('round trips');
       const roundTrip = await roundTrips(rig, number('BENCH_RTT', 30));
+      stage('bursts');
       const burst20 = await burst(rig, proc, 20);
       const burst50 = await burst(rig, proc, 50);
       const turns = number('BENCH_TURNS', 1000);
+      stage(`${turns} turns`);
       const checkpoints = [Math.min(100, turns), turns];
       const rssAfterTurnsMib = await manyTurns(rig, proc, turns, checkpoints);
       return { idle, roundTrip, burst20, burst50, rssAfterTurnsMib };
+    } catch (error) {
+      throw new Error(
+        `${backend} ${tree.label}: ${(error as Error).message}; steward said: ${proc.stderr().slice(-1500)}`,
+      );
     } finally {
       await proc.stop();
     }

@@ -82,7 +82,7 @@ export type Rig = Awaited<ReturnType<typeof startRig>>;
 
 export async function until<T>(
   check: () => T | undefined,
-  what: string,
+  what: string | (() => string),
   timeoutMs: number,
   everyMs = 5,
 ): Promise<T> {
@@ -90,7 +90,8 @@ export async function until<T>(
   for (;;) {
     const value = check();
     if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`channel bench: timed out waiting for ${what}`);
+    if (performance.now() > deadline)
+      throw new Error(`channel bench: timed out waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }

@@ -110,30 +110,32 @@ export function serverConnection(config: McpServerConfig, deps: ConnectionDeps):
   async function attempt(): Promise<void> {
     state = failures === 0 ? 'connecting' : 'restarting';
     let opened: Awaited<ReturnType<typeof open>> | undefined;
-    sdk ??= await loadMcpSdk();
-    const next = new sdk.Client({ name: 'steward', version: deps.version }, { capabilities: {} });
+    let next: Client | undefined;
     try {
+      sdk ??= await loadMcpSdk();
+      const current = new sdk.Client({ name: 'steward', version: deps.version }, { capabilities: {} });
+      next = current;
       opened = await open();
       closeTransport = opened.close;
       const connectMs = deps.limits.connectMs;
-      await withDeadline(next.connect(opened.transport, { timeout: connectMs }), connectMs, 'initialize');
-      const listed = await withDeadline(listAll(next, connectMs), connectMs, 'tools/list');
+      await withDeadline(current.connect(opened.transport, { timeout: connectMs }), connectMs, 'initialize');
+      const listed = await withDeadline(listAll(current, connectMs), connectMs, 'tools/list');
       if (isStopped()) return void (await opened.close());
-      client = next;
+      client = current;
       tools = listed;
       state = 'connected';
       failures = 0;
       reported = false;
       lastError = undefined;
       // Set after connecting: a close from now on is a crash, and restarts.
-      next.onclose = () => {
-        if (client === next && state !== 'stopped')
+      current.onclose = () => {
+        if (client === current && state !== 'stopped')
           failed(`the server closed the connection${tail(opened)}`, 'crashed');
       };
       deps.log.info({ server: config.name, tools: tools.length }, 'mcp server connected');
       deps.toolsChanged();
     } catch (error) {
-      next.onclose = undefined;
+      if (next) next.onclose = undefined;
       await opened?.close().catch(() => {});
       if (isStopped()) return;
       failed(

@@ -1,8 +1,8 @@
-// A proxy in front of the Bot API emulator that holds an empty getUpdates for its `timeout`, as the
-// real Bot API does (the emulator answers at once, which hides what polling costs). Updates are
-// handed out the moment the emulator has them, and updates fetched for a poll whose client left
-// are kept for the next one, as Telegram would deliver them again. Every call and delivery is
-// timestamped for the channel bench.
+// A proxy in front of the Bot API emulator that behaves like the real Bot API where the emulator
+// does not: an empty getUpdates is held for its `timeout` (the emulator answers at once, which
+// hides what polling costs), and an update is handed out again on every poll until a later poll's
+// `offset` confirms it (the emulator forgets an update once it has been fetched). Updates go out
+// the moment the emulator has them. Every call and delivery is timestamped for the channel bench.
 import type { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,7 +30,7 @@ export interface LongPollShim {
   apiRoot: string;
   /** Every call except getUpdates, in arrival order. */
   calls: ShimCall[];
-  /** Every getUpdates answer that carried updates. */
+  /** Every getUpdates answer that carried updates (an update appears again until confirmed). */
   deliveries: ShimDelivery[];
   /** performance.now() of each getUpdates request's arrival. */
   polls: number[];
@@ -44,7 +44,8 @@ export async function startLongPollShim(opts: {
   const calls: ShimCall[] = [];
   const deliveries: ShimDelivery[] = [];
   const polls: number[] = [];
-  const kept: unknown[] = [];
+  /** Fetched from the emulator and not yet confirmed by an offset past them, oldest first. */
+  let unconfirmed: ShimDelivery['updates'] = [];
   const waiters = new Set<() => void>();
   let closed = false;
   const wake = () => {
@@ -63,8 +64,12 @@ export async function startLongPollShim(opts: {
 
   const getUpdates = async (req: IncomingMessage, res: ServerResponse, path: string, body: string) => {
     polls.push(performance.now());
-    const timeoutS = Number(parsePayload(body, req.headers['content-type']).timeout ?? 0);
+    const payload = parsePayload(body, req.headers['content-type']);
+    const timeoutS = Number(payload.timeout ?? 0);
+    const offset = Number(payload.offset ?? 0);
+    const limit = Math.max(1, Math.min(100, Number(payload.limit ?? 100)));
     const deadline = performance.now() + timeoutS * 1000;
+    unconfirmed = unconfirmed.filter((u) => u.update_id >= offset);
     let gone = false;
     res.on('close', () => {
       gone = true;
@@ -72,17 +77,14 @@ export async function startLongPollShim(opts: {
     });
     for (;;) {
       const answer = await forward(path, body, req.headers['content-type']);
-      const parsed = JSON.parse(answer.text) as { ok: boolean; result?: unknown[] };
-      const updates = [...kept.splice(0), ...(parsed.result ?? [])];
-      if (gone) {
-        kept.push(...updates);
-        return;
-      }
+      const parsed = JSON.parse(answer.text) as { ok: boolean; result?: ShimDelivery['updates'] };
+      unconfirmed.push(...(parsed.result ?? []));
+      if (gone) return;
+      const updates = unconfirmed.slice(0, limit);
       if (updates.length > 0 || !parsed.ok || closed || performance.now() >= deadline) {
         res.writeHead(answer.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ ...parsed, result: updates }));
-        if (updates.length > 0)
-          deliveries.push({ updates: updates as ShimDelivery['updates'], at: performance.now() });
+        if (updates.length > 0) deliveries.push({ updates, at: performance.now() });
         return;
       }
       await new Promise<void>((resolve) => {
