@@ -317,6 +317,24 @@ describe('the Telegram channel against the Bot API emulator', () => {
     expect(parts.filter((p) => p.text.includes('Line 0:'))).toHaveLength(1);
     expect(parts.map((p) => p.text).join('\n')).toContain('Line 60:');
   });
+
+  it('a burst of messages gets one reply each, in order, and no reply waits for the edit pacer', async () => {
+    // The pacer's slot is ten minutes: a reply that waited for it would never arrive in time.
+    const texts = Array.from({ length: 8 }, (_, i) => `burst ${i}`);
+    model = await startScriptedModel((body) => {
+      const last = JSON.stringify((body.messages as unknown[]).at(-1));
+      return reply(`answer to ${last.match(/burst \d+/)?.[0] ?? '?'} done`);
+    });
+    await start({ editIntervalMs: 600_000 });
+    for (const text of texts) await owner().say(text);
+    await waitFor(
+      () => chat().filter((m) => m.text.endsWith(' done')).length === texts.length,
+      'every reply',
+    );
+    expect(chat().map((m) => m.text)).toEqual(texts.map((t) => `answer to ${t} done`));
+    // Each reply went out whole: sent once, never edited.
+    expect(emulator.calls.filter((c) => c.method === 'editMessageText')).toHaveLength(0);
+  });
 });
 
 describe('steward start with Telegram configured', () => {

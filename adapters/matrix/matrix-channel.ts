@@ -16,6 +16,7 @@ import { matrixStateStore } from './state-store.ts';
 import { MatrixAuthError, runSync, type SyncBatch } from './sync-loop.ts';
 import { type RendererDeps, turnRenderer } from './turn-renderer.ts';
 
+export { MatrixAuthError } from './sync-loop.ts';
 export { MATRIX_CHANNEL };
 
 export interface MatrixChannelOptions {

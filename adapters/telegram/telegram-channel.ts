@@ -21,6 +21,7 @@ import { droppedNotice } from './update-retry.ts';
 import { TELEGRAM_CHANNEL, updateRouter } from './update-router.ts';
 import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
 
+export { TelegramChannelError } from './errors.ts';
 export { TELEGRAM_CHANNEL };
 
 type GrammySignal = Parameters<Bot['init']>[0];

@@ -2,7 +2,6 @@ import { UsageError } from '../../src/errors.ts';
 import { fence } from '../../src/trust/fence.ts';
 import { parseCommandArgs } from '../args.ts';
 import type { CliIo } from '../io.ts';
-import type { Command } from './index.ts';
 
 /** `steward fence --source NAME`: stdin, fenced exactly as an untrusted tool result reaches the model. */
 export async function fenceCommand(io: CliIo, args: string[]): Promise<number> {
@@ -16,9 +15,3 @@ export async function fenceCommand(io: CliIo, args: string[]): Promise<number> {
   io.stdout.write(`${fence(Buffer.concat(chunks).toString('utf8'), values.source)}\n`);
   return 0;
 }
-
-export const fenceEntry: Command = {
-  summary: 'print stdin fenced as untrusted data, exactly as the model would see it',
-  synopsis: '--source NAME',
-  run: fenceCommand,
-};

@@ -4,18 +4,10 @@ import { parseCommandArgs } from '../args.ts';
 import type { CliIo } from '../io.ts';
 import { buildMcp, serverLine } from '../mcp.ts';
 import { loadRuntime, type Runtime } from '../runtime.ts';
-import type { Command } from './index.ts';
-
-const SYNOPSIS = 'list [--tools] [--json]';
+import { MCP_SYNOPSIS as SYNOPSIS } from './synopses.ts';
 
 /** `steward mcp list`: starts the configured servers, waits for them, prints what they offer, stops them. */
-export const mcpCommand: Command = {
-  summary: 'MCP servers: steward mcp list [--tools] [--json] (name, transport, state, tools, trust)',
-  synopsis: SYNOPSIS,
-  run: mcpList,
-};
-
-async function mcpList(io: CliIo, args: string[]): Promise<number> {
+export async function mcpList(io: CliIo, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'list') {
     throw new UsageError(

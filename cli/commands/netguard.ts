@@ -7,7 +7,6 @@ import { staticResolver, systemResolver } from '../../src/netguard/resolve.ts';
 import { vetUrl } from '../../src/netguard/vet.ts';
 import { parseCommandArgs } from '../args.ts';
 import type { CliIo } from '../io.ts';
-import type { Command } from './index.ts';
 
 /**
  * Reads repeated `--resolve HOST=ADDR` values into answers per host, in the order given (several
@@ -56,22 +55,15 @@ async function netguardCheck(io: CliIo, args: string[]): Promise<number> {
   return verdict === 'allow' ? 0 : 1;
 }
 
-export const netguardCommand: Command = {
-  summary: 'judge a URL as web_fetch would, fetching nothing (exit 0 allow, 1 block)',
-  synopsis:
-    'check [--resolve HOST=ADDR]... URL\n' +
-    'Prints one JSON object {"verdict":"allow"|"block","reason":...,"addresses":[...]}.\n' +
-    '--resolve answers the lookup of HOST with ADDR (repeat it for several answers), like curl.\n' +
-    'Exit status: 0 allow, 1 block, 2 usage error.',
-  async run(io, args) {
-    const [sub, ...rest] = args;
-    if (sub !== 'check') {
-      throw new UsageError(
-        sub === undefined
-          ? 'steward netguard needs a subcommand: check [--resolve HOST=ADDR]... URL'
-          : `unknown subcommand '${sub}' for steward netguard (expected check)`,
-      );
-    }
-    return netguardCheck(io, rest);
-  },
-};
+/** `steward netguard check ...`. */
+export async function netguardCommand(io: CliIo, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'check') {
+    throw new UsageError(
+      sub === undefined
+        ? 'steward netguard needs a subcommand: check [--resolve HOST=ADDR]... URL'
+        : `unknown subcommand '${sub}' for steward netguard (expected check)`,
+    );
+  }
+  return netguardCheck(io, rest);
+}

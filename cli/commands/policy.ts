@@ -7,7 +7,6 @@ import { UsageError } from '../../src/errors.ts';
 import { judgeShell } from '../../src/permissions/judge-shell.ts';
 import { parseCommandArgs } from '../args.ts';
 import type { CliIo } from '../io.ts';
-import type { Command } from './index.ts';
 
 /** One line of JSON with exactly the contract's fields, in order. */
 function report(command: string, workspace: string): string {
@@ -48,9 +47,3 @@ export async function policyCommand(io: CliIo, argv: string[]): Promise<number> 
   io.stdout.write(`${report(words.join(' '), workspace)}\n`);
   return 0;
 }
-
-export const policyEntry: Command = {
-  summary: 'judge shell commands as the permission chain would (check -- COMMAND, or check --lines)',
-  synopsis: 'check [--workspace DIR] -- COMMAND | check --lines [--workspace DIR] < FILE',
-  run: policyCommand,
-};

@@ -9,11 +9,10 @@ import { checkSandbox } from '../../src/sandbox/check.ts';
 import { sandboxClient } from '../../src/sandbox/client.ts';
 import { parseCommandArgs } from '../args.ts';
 import type { CliIo } from '../io.ts';
-import type { Command } from './index.ts';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('../../scripts/build-sandbox-image.sh', import.meta.url));
 
-async function sandboxCommand(io: CliIo, argv: string[]): Promise<number> {
+export async function sandboxCommand(io: CliIo, argv: string[]): Promise<number> {
   const { positionals } = parseCommandArgs('sandbox', argv, {}, true);
   const [sub, ...rest] = positionals;
   if (sub === 'check' && rest.length === 0) {
@@ -42,9 +41,3 @@ async function sandboxCommand(io: CliIo, argv: string[]): Promise<number> {
       : `unknown sandbox subcommand '${positionals.join(' ')}'`,
   );
 }
-
-export const sandboxEntry: Command = {
-  summary: 'check the sandbox (a fresh container through sandboxd) or build a local image',
-  synopsis: 'check | image [full|tiny]',
-  run: sandboxCommand,
-};

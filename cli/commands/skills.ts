@@ -3,18 +3,10 @@ import { UsageError } from '../../src/errors.ts';
 import { loadSkills, validateSkills } from '../../src/skills/index.ts';
 import { parseCommandArgs } from '../args.ts';
 import type { CliIo } from '../io.ts';
-import type { Command } from './index.ts';
-
-const SYNOPSIS = 'validate [DIR]';
+import { SKILLS_SYNOPSIS as SYNOPSIS } from './synopses.ts';
 
 /** `steward skills validate [DIR]`: exit 0 when clean, 1 with one line per problem, 2 on misuse. */
-export const skillsCommand: Command = {
-  summary: 'validate skill packs: steward skills validate [DIR] (default skills/)',
-  synopsis: SYNOPSIS,
-  run: skillsValidate,
-};
-
-async function skillsValidate(io: CliIo, args: string[]): Promise<number> {
+export async function skillsValidate(io: CliIo, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'validate') {
     throw new UsageError(

@@ -1,16 +1,14 @@
 // One MCP server's connection: started with steward, reported once when it fails to start, crashes
 // or hangs, restarted with backoff, and never a reason for anything else to stop. Its last known
 // tool list stays offered while it restarts, so a call then gets a plain "not connected" result.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpLimits } from '../limits.ts';
 import type { Logger } from '../log.ts';
 import { neutralizeMarkers } from '../trust/fence.ts';
 import type { McpServerConfig } from './config.ts';
-import { httpServerTransport } from './http-transport.ts';
 import { resultText } from './result-text.ts';
-import { StdioServerTransport, serverEnvironment } from './stdio-transport.ts';
+import { loadMcpSdk, type McpSdk } from './sdk.ts';
 
 export type ServerState = 'connecting' | 'connected' | 'restarting' | 'stopped';
 
@@ -72,6 +70,8 @@ export function serverConnection(config: McpServerConfig, deps: ConnectionDeps):
   let state: ServerState = 'connecting';
   let tools: ServerToolInfo[] = [];
   let client: Client | undefined;
+  /** Loaded by the first attempt; a call needs a connected client, so it is there by then. */
+  let sdk: McpSdk | undefined;
   let closeTransport: (() => Promise<void>) | undefined;
   let lastError: string | undefined;
   let failures = 0;
@@ -88,12 +88,14 @@ export function serverConnection(config: McpServerConfig, deps: ConnectionDeps):
   async function open(): Promise<{ transport: Transport; close: () => Promise<void>; tail: () => string }> {
     const t = config.transport;
     if (t.kind === 'stdio') {
+      const { StdioServerTransport, serverEnvironment } = await import('./stdio-transport.ts');
       const transport = new StdioServerTransport(
         { command: t.command, args: t.args, env: serverEnvironment(t.env, deps.ownEnv), cwd: deps.cwd },
         deps.limits.killGraceMs,
       );
       return { transport, close: () => transport.close(), tail: () => transport.stderrTail() };
     }
+    const { httpServerTransport } = await import('./http-transport.ts');
     const { transport, agent } = await httpServerTransport(t.url, t.allowHosts, deps.limits.connectMs);
     return {
       transport,
@@ -108,33 +110,36 @@ export function serverConnection(config: McpServerConfig, deps: ConnectionDeps):
   async function attempt(): Promise<void> {
     state = failures === 0 ? 'connecting' : 'restarting';
     let opened: Awaited<ReturnType<typeof open>> | undefined;
-    const next = new Client({ name: 'steward', version: deps.version }, { capabilities: {} });
+    let next: Client | undefined;
     try {
+      sdk ??= await loadMcpSdk();
+      const current = new sdk.Client({ name: 'steward', version: deps.version }, { capabilities: {} });
+      next = current;
       opened = await open();
       closeTransport = opened.close;
       const connectMs = deps.limits.connectMs;
-      await withDeadline(next.connect(opened.transport, { timeout: connectMs }), connectMs, 'initialize');
-      const listed = await withDeadline(listAll(next, connectMs), connectMs, 'tools/list');
+      await withDeadline(current.connect(opened.transport, { timeout: connectMs }), connectMs, 'initialize');
+      const listed = await withDeadline(listAll(current, connectMs), connectMs, 'tools/list');
       if (isStopped()) return void (await opened.close());
-      client = next;
+      client = current;
       tools = listed;
       state = 'connected';
       failures = 0;
       reported = false;
       lastError = undefined;
       // Set after connecting: a close from now on is a crash, and restarts.
-      next.onclose = () => {
-        if (client === next && state !== 'stopped')
+      current.onclose = () => {
+        if (client === current && state !== 'stopped')
           failed(`the server closed the connection${tail(opened)}`, 'crashed');
       };
       deps.log.info({ server: config.name, tools: tools.length }, 'mcp server connected');
       deps.toolsChanged();
     } catch (error) {
-      next.onclose = undefined;
+      if (next) next.onclose = undefined;
       await opened?.close().catch(() => {});
       if (isStopped()) return;
       failed(
-        `${describe(error)}${tail(opened)}`,
+        `${describe(error, sdk)}${tail(opened)}`,
         failures === 0 && tools.length === 0 ? 'did not start' : 'failed',
       );
     } finally {
@@ -190,12 +195,14 @@ export function serverConnection(config: McpServerConfig, deps: ConnectionDeps):
         });
         return resultText(result);
       } catch (error) {
-        if (error instanceof McpError && !isLocal(error)) {
+        if (sdk && error instanceof sdk.McpError && !isLocal(error, sdk)) {
           // The server's own error message: its words, shown to the model as data.
           return { text: `The server answered with an error: ${error.message}`, isError: true };
         }
         if (signal.aborted) throw new McpCallError(`the call to ${config.name} was stopped`);
-        throw new McpCallError(`the MCP server ${config.name} failed during the call (${describe(error)})`);
+        throw new McpCallError(
+          `the MCP server ${config.name} failed during the call (${describe(error, sdk)})`,
+        );
       }
     },
     async stop() {
@@ -212,13 +219,15 @@ export function serverConnection(config: McpServerConfig, deps: ConnectionDeps):
 }
 
 /** Errors the SDK raised on our side rather than the server's error messages. */
-function isLocal(error: McpError): boolean {
+function isLocal(error: InstanceType<McpSdk['McpError']>, { ErrorCode }: McpSdk): boolean {
   return error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout;
 }
 
-function describe(error: unknown): string {
-  if (error instanceof McpError && isLocal(error)) {
-    return error.code === ErrorCode.RequestTimeout ? 'it did not answer in time' : 'the connection closed';
+function describe(error: unknown, sdk: McpSdk | undefined): string {
+  if (sdk && error instanceof sdk.McpError && isLocal(error, sdk)) {
+    return error.code === sdk.ErrorCode.RequestTimeout
+      ? 'it did not answer in time'
+      : 'the connection closed';
   }
   const e = error as { code?: unknown; message?: unknown };
   if (e?.code === 'ENOENT') return 'the command (or the folder it runs in) was not found';

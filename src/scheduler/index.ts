@@ -1,6 +1,6 @@
 // Scheduled digests: startScheduler is what the CLI calls; handleDigestCommand is what the
 // assistant calls for `/digest`.
-import { type Clock, type ConstructorOptions, systemClock } from 'pg-boss';
+import type { Clock, ConstructorOptions } from 'pg-boss';
 import type { ReplySink } from '../channel/port.ts';
 import type { DigestConfig } from '../config/digests.ts';
 import type { Assistant } from '../core/assistant.ts';
@@ -13,12 +13,20 @@ import { nextFire } from './cron.ts';
 import { DEFAULT_CATCH_UP_MS } from './decide.ts';
 import type { Engine } from './engine.ts';
 import { DEFAULT_LEASE_TICK_MS, leaseEngine } from './engine-lease.ts';
-import { pgBossEngine } from './engine-pg-boss.ts';
 import { type DigestCommandContext, handleDigestCommand } from './handle-command.ts';
 import { digestRunner } from './runner.ts';
 import { digestStatus } from './status.ts';
 import { digestStore } from './store.ts';
 import { digestWatchdog } from './watchdog.ts';
+
+/** pg-boss's own system clock, written out so that PGlite mode never loads pg-boss. */
+const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  setInterval: (fn, ms) => setInterval(fn, ms),
+  clearInterval: (handle) => clearInterval(handle as NodeJS.Timeout),
+};
 
 /** How often the watchdog looks for undelivered fires. */
 const WATCHDOG_EVERY_MS = 60_000;
@@ -95,6 +103,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
   let engine: Engine;
   if (kind === 'pg-boss') {
     if (!options.databaseUrl) throw new Error('the pg-boss digest engine needs the PostgreSQL URL');
+    const { pgBossEngine } = await import('./engine-pg-boss.ts');
     engine = pgBossEngine({
       connectionString: options.databaseUrl,
       runner,

@@ -1,8 +1,6 @@
 // web_fetch: a public GET through netguard, turned into text the model can read. The page is
 // untrusted data (the loop fences it); only our own messages (refusals, limits) travel unfenced,
 // so they quote URLs but never page content.
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
 import {
   clip,
   DEFAULT_FETCH_LIMITS,
@@ -159,7 +157,9 @@ function toText(node: DomNode, base: string): string {
     .trim();
 }
 
-function parseDocument(html: string): DomDocument {
+type ParseHtml = typeof import('linkedom')['parseHTML'];
+
+function parseDocument(parseHTML: ParseHtml, html: string): DomDocument {
   const { document } = parseHTML(html);
   // linkedom parses a fragment without <html> into a broken tree; wrap it in a real document.
   if (document.documentElement?.localName === 'html' && document.body)
@@ -168,12 +168,21 @@ function parseDocument(html: string): DomDocument {
     .document as unknown as DomDocument;
 }
 
-/** The readable part of an HTML page: Readability's article, or the whole body when it finds none. */
-export function readableHtml(html: string, url: string): { title: string; text: string } {
-  const reader = new Readability<DomNode>(parseDocument(html) as never, { serializer: (n) => n as DomNode });
+/**
+ * The readable part of an HTML page: Readability's article, or the whole body when it finds none.
+ * Readability and the DOM load with the first page fetched, not with steward.
+ */
+async function readableHtml(html: string, url: string): Promise<{ title: string; text: string }> {
+  const [{ Readability }, { parseHTML }] = await Promise.all([
+    import('@mozilla/readability'),
+    import('linkedom'),
+  ]);
+  const reader = new Readability<DomNode>(parseDocument(parseHTML, html) as never, {
+    serializer: (n) => n as DomNode,
+  });
   const article = reader.parse();
   const articleText = article?.content ? toText(article.content, url) : '';
-  const page = parseDocument(html);
+  const page = parseDocument(parseHTML, html);
   const title = (article?.title || page.title || '').replace(/\s+/g, ' ').trim();
   if (articleText !== '') return { title, text: articleText };
   return { title, text: page.body ? toText(page.body, url) : '' };
@@ -265,7 +274,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<{ url: s
       }
       const html = isHtml(mime);
       const decoded = decodeText(outcome.body, outcome.contentType, html);
-      const page = html ? readableHtml(decoded, outcome.url) : { title: '', text: decoded.trim() };
+      const page = html ? await readableHtml(decoded, outcome.url) : { title: '', text: decoded.trim() };
       const lines = [
         ...(page.title ? [`Title: ${page.title}`] : []),
         `URL: ${outcome.url}`,
