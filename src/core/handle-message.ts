@@ -116,6 +116,16 @@ async function takeMessage(
     turnId,
   );
   accept();
+  await driveOrTell(core, session, turnId, sink, signal);
+}
+
+async function driveOrTell(
+  core: Core,
+  session: Parameters<typeof driveIn>[1],
+  turnId: string,
+  sink: ReplySink,
+  signal: AbortSignal,
+): Promise<void> {
   try {
     await driveIn(core, session, turnId, sink, false, signal);
   } catch (error) {
