@@ -9,7 +9,7 @@ import type { Db, Queryable } from '../store/db.ts';
 import type { PermissionRequest, PermissionRequests, SettleResult } from '../store/permission-requests.ts';
 import type { SessionLog } from '../store/session-log.ts';
 import type { SessionEventData } from './session-events.ts';
-import { openTurnIds, turnState } from './turn-state.ts';
+import { turnState } from './turn-state.ts';
 
 export interface ApprovalDeps {
   db: Db;
@@ -141,7 +141,10 @@ function expire(deps: ApprovalDeps, requestId: string): Promise<{ decision: Deci
 async function supersede(deps: ApprovalDeps, sessionId: string): Promise<number> {
   const { sessions } = deps;
   let dropped = 0;
-  for (const turnId of openTurnIds(await sessions.events(sessionId))) {
+  // The open turns come from one indexed query: every new message passes here, and reading the
+  // whole log for it would cost a long session a full parse per message.
+  const open = new Set((await sessions.openTurns(sessionId)).map((t) => t.turnId));
+  for (const turnId of open) {
     dropped += await deps.db.transaction(async (tx) => {
       const state = turnState(await sessions.events(sessionId, tx), turnId);
       if (state.ended) return 0;

@@ -119,18 +119,6 @@ export function turnState(events: readonly SessionEvent[], turnId: string): Turn
   };
 }
 
-/** Turns of a session that began and never ended, oldest first. */
-export function openTurnIds(events: readonly SessionEvent[]): string[] {
-  const started: string[] = [];
-  const ended = new Set<string>();
-  for (const { turnId, data } of events) {
-    if (!turnId) continue;
-    if (data.kind === 'user_message' && !started.includes(turnId)) started.push(turnId);
-    if (data.kind === 'turn_ended') ended.add(turnId);
-  }
-  return started.filter((id) => !ended.has(id));
-}
-
 /**
  * Call ids as the log keeps them: unique within the session. Some servers number calls afresh each
  * step (`call_0`), which would tie a new call to an old result or request; a repeated or missing id
