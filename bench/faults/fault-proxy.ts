@@ -18,6 +18,8 @@ export interface FaultProxy {
   apiRoot: string;
   /** How many of each fault each method got. */
   injected: Record<string, Partial<Record<Fault, number>>>;
+  /** Every call in arrival order, with its fault and the start of its text (for a lost reply's story). */
+  calls: Array<{ at: number; method: string; fault: Fault; text?: string }>;
   close(): Promise<void>;
 }
 
@@ -50,9 +52,21 @@ export function randomPlan(
   };
 }
 
+const textOf = (body: Buffer): { text?: string } => {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { text?: unknown; message_id?: unknown };
+    return typeof parsed.text === 'string'
+      ? { text: `${parsed.message_id ?? ''}:${parsed.text.slice(0, 60)}` }
+      : {};
+  } catch {
+    return {};
+  }
+};
+
 export async function startFaultProxy(target: string, plan: FaultPlan): Promise<FaultProxy> {
   const upstream = new URL(target);
   const injected: FaultProxy['injected'] = {};
+  const calls: FaultProxy['calls'] = [];
   const count = (method: string, fault: Fault) => {
     const m = injected[method] ?? {};
     injected[method] = m;
@@ -83,6 +97,7 @@ export async function startFaultProxy(target: string, plan: FaultPlan): Promise<
       const fault = plan.pick(method);
       count(method, fault);
       const body = Buffer.concat(chunks);
+      calls.push({ at: Date.now(), method, fault, ...textOf(body) });
       const json = (status: number, data: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(data));
@@ -115,6 +130,7 @@ export async function startFaultProxy(target: string, plan: FaultPlan): Promise<
   return {
     apiRoot: `http://127.0.0.1:${port}`,
     injected,
+    calls,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

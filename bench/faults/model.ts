@@ -8,7 +8,9 @@ import { sseEvent, wireChunk } from '../../test/support/scripted-model.ts';
 
 export const DIGEST_PROMPT = 'DIGEST';
 export const answerText = (marker: string) => `Answer ${marker}: all steps done, nothing left to do.`;
-export const digestText = (utc: string) => `Digest at ${utc}`;
+/** A digest's post; a prompt `DIGEST <name>` names its digest in it, so digests of one minute differ. */
+export const digestText = (utc: string, name?: string) =>
+  name ? `Digest ${name} at ${utc}` : `Digest at ${utc}`;
 
 interface Msg {
   role: string;
@@ -79,7 +81,8 @@ export function faultModel(options: FaultModelOptions) {
     const results = after.filter((m) => m.role === 'tool');
     if (userText.includes(DIGEST_PROMPT)) {
       const read = results.map((m) => /UTC: (\S+)/.exec(String(m.content))?.[1]).find(Boolean);
-      if (read) return streamed(digestText(read), 3, options.pauseMs);
+      const name = new RegExp(`${DIGEST_PROMPT} (\\w+)`).exec(userText)?.[1];
+      if (read) return streamed(digestText(read, name), 3, options.pauseMs);
       return streamed('', 1, 0, { name: 'current_time', args: '{}' });
     }
     const marker = /T\d+/.exec(userText)?.[0] ?? 'T?';

@@ -2,10 +2,13 @@
 // a private PostgreSQL cluster, the Telegram emulator, Synapse, the scripted model). Prints one
 // table and writes bench/results/faults.json and faults.md. Run counts come from the environment:
 // FAULTS_KILLS (30), FAULTS_PG_RESTARTS (6), FAULTS_PROXY_MESSAGES (30), FAULTS_BURST (50),
-// FAULTS_RSS_TURNS (1000); FAULTS_ONLY=name,name runs a subset; FAULTS_OUT names another results folder.
+// FAULTS_RSS_TURNS (1000), FAULTS_FLAP_MESSAGES (30),
+// FAULTS_LOAD_MESSAGES (20); FAULTS_ONLY=name,name runs a subset; FAULTS_OUT names another results folder.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { privatePostgres } from '../../test/support/services.ts';
+import { loadWithDigests } from './load.ts';
+import { modelFlapping } from './model-flapping.ts';
 import { type Row, table } from './tally.ts';
 import { burst, memory, misbehavingTelegram, postgresRestarts, telegramKills } from './telegram-scenarios.ts';
 
@@ -45,6 +48,8 @@ try {
   await step('telegram-kill', () => telegramKills(pg, num('FAULTS_KILLS', 30)));
   await step('postgres', () => postgresRestarts(pg, num('FAULTS_PG_RESTARTS', 6)));
   await step('proxy', () => misbehavingTelegram(pg, num('FAULTS_PROXY_MESSAGES', 30)));
+  await step('flapping', () => modelFlapping(pg, num('FAULTS_FLAP_MESSAGES', 30)));
+  await step('load', () => loadWithDigests(pg, num('FAULTS_LOAD_MESSAGES', 20)));
   await step('burst', () => burst(pg, num('FAULTS_BURST', 50)));
   await step('memory', async () => {
     const m = await memory(pg, num('FAULTS_RSS_TURNS', 1000));

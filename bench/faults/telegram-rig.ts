@@ -19,8 +19,11 @@ export interface RigOptions {
   proxy?: FaultPlan;
   /** Extra config (digests, routes, providers) merged over the mark server's. */
   config?: Record<string, unknown>;
-  /** A second model endpoint (flapping runs build their own and pass the route in `config`). */
-  noDefaultModel?: boolean;
+  /**
+   * STEWARD_MODEL unset, so the default route comes from `config` (flapping runs put a flaky
+   * endpoint first); the rig's model stays provider "default" (STEWARD_MODEL_BASE_URL).
+   */
+  routeFromConfig?: boolean;
   markPauseMs?: number;
 }
 
@@ -74,7 +77,8 @@ export async function telegramRig(options: RigOptions): Promise<TelegramRig> {
     STEWARD_LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'info',
     MARK_FILE: markFile,
     MARK_PAUSE_MS: String(options.markPauseMs ?? 300),
-    ...(options.noDefaultModel ? {} : { STEWARD_MODEL_BASE_URL: model.baseUrl, STEWARD_MODEL: 'test-model' }),
+    STEWARD_MODEL_BASE_URL: model.baseUrl,
+    ...(options.routeFromConfig ? {} : { STEWARD_MODEL: 'test-model' }),
   };
   const owner = emulator.user(OWNER);
   const pressed = new Map<string, number>();

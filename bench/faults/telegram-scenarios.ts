@@ -2,6 +2,7 @@
 // a flapping model route, a burst, and memory over many turns.
 import type { PrivatePostgres } from '../../test/support/services.ts';
 import { freshDatabase, query } from './db.ts';
+import { dumpScenario } from './dump.ts';
 import { randomPlan, seeded } from './fault-proxy.ts';
 import { answerText, DIGEST_PROMPT } from './model.ts';
 import { countReplies, markRuns, percentile, type Row } from './tally.ts';
@@ -210,6 +211,7 @@ export async function misbehavingTelegram(pg: PrivatePostgres, messages: number)
       seen,
       `injected: ${injected}${edits ? '' : ''}`,
     );
+    await dumpScenario('proxy', rig, dbUrl, proc.log());
     await proc.stop();
     return result;
   } finally {

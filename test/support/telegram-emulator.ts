@@ -8,6 +8,7 @@ import { htmlToPlain } from '../../adapters/telegram/html.ts';
 import type { Runtime } from '../../cli/runtime.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { createLogger } from '../../src/log.ts';
+import { confirmByOffset } from './emulator-offsets.ts';
 
 export interface RecordedCall {
   method: string;
@@ -35,6 +36,7 @@ async function freePort(): Promise<number> {
 
 export async function startTelegramEmulator(token = '123456:TEST-token') {
   const server = new TelegramServer({ port: await freePort(), host: '127.0.0.1', storeTimeout: 3600 });
+  confirmByOffset(server);
   await server.start();
   const calls: RecordedCall[] = [];
   const recorder: Transformer = (prev, method, payload, signal) => {
