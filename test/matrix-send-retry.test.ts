@@ -1,8 +1,9 @@
 // A send whose answer the homeserver never gave back (it restarted, the connection reset after the
 // event was stored) is tried again under the same transaction id: the room gets the event once and
-// the caller its id. Found by `npm run faults` ("matrix: Synapse restarted mid-send"): the reply
-// was reported undelivered and posted again late. Against the real test Synapse, behind a proxy
-// that drops the first answer to a send after Synapse took the request.
+// the caller its id. Found by `npm run faults` ("matrix: Synapse restarted mid-send"): a reply sent
+// while Synapse restarted was reported undelivered and posted late by the sweeper, and one Synapse
+// had stored before the reset would have been posted a second time. Against the real test Synapse,
+// behind a proxy that drops the first answer to a send after Synapse took the request.
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

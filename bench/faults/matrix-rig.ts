@@ -34,6 +34,8 @@ export interface MatrixRig {
   /** Reads the room's new events (the owner's /messages); the bot's messages as they read now. */
   refresh(): Promise<void>;
   texts(): string[];
+  /** When the bot's events (messages, edits, reactions) reached the homeserver, oldest first. */
+  botEventTimes(): number[];
   /** Answers every open question once (and again, typed, on one still open after 20 s). */
   answerQuestions(): Promise<number>;
   close(): Promise<void>;
@@ -150,6 +152,10 @@ export async function matrixRig(options: MatrixRigOptions): Promise<MatrixRig> {
     },
     refresh,
     texts: () => messagesFrom(events, BOT).map((m) => String(m.body ?? '')),
+    botEventTimes: () =>
+      events
+        .filter((e) => e.sender === BOT && (e.type === 'm.room.message' || e.type === 'm.reaction'))
+        .map((e) => e.origin_server_ts),
     async answerQuestions() {
       let n = 0;
       for (const m of messagesFrom(events, BOT)) {

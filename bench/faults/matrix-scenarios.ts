@@ -135,12 +135,16 @@ export async function matrixRateLimits(pg: PrivatePostgres, messages: number): P
     const seconds = (Date.now() - from) / 1000;
     await sleep(3000);
     const waits = (proc.log().match(/rate limited; waiting as asked/g) ?? []).length;
+    await rig.refresh();
+    const times = rig.botEventTimes();
+    const span = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000;
+    const pace = `${times.length} bot events in ${span.toFixed(0)} s (${(times.length / Math.max(span, 1)).toFixed(2)}/s)`;
     const result = await row(
       `matrix: rc_message ${rc.per_second}/s burst ${rc.burst_count}`,
       1,
       rig,
       t,
-      `all answered in ${seconds.toFixed(0)} s; steward waited out ${waits} M_LIMIT_EXCEEDED answers`,
+      `all answered in ${seconds.toFixed(0)} s; ${pace}; steward waited out ${waits} M_LIMIT_EXCEEDED answers (its log)`,
     );
     await proc.stop();
     return result;
