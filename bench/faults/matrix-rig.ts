@@ -138,8 +138,10 @@ export async function matrixRig(options: MatrixRigOptions): Promise<MatrixRig> {
       current = startSteward(env, log);
       const from = log.length;
       const deadline = Date.now() + 120_000;
-      // Up once its first sync is taken in (and, the first time, the owner's invite accepted).
-      while (!/matrix: the private room with the owner/.test(current.log().slice(from))) {
+      // The first time, up once the owner's invite is accepted (the first sync taken in); after a
+      // restart, once it syncs: with a token, its first long poll returns only when events come.
+      const up = from === 0 ? /matrix: the private room with the owner/ : /matrix: syncing as/;
+      while (!up.test(current.log().slice(from))) {
         if (current.exited()) throw new Error(`steward exited: ${current.log().slice(-2000)}`);
         if (Date.now() > deadline) throw new Error(`steward did not sync: ${current.log().slice(-2000)}`);
         await sleep(50);
