@@ -1,4 +1,5 @@
-// The few things the channel does on the homeserver, each retried when rate limited.
+// The few things the channel does on the homeserver, each retried when rate limited (and sends
+// when the homeserver did not answer, under the same transaction id).
 import { randomUUID } from 'node:crypto';
 import type { MatrixClient } from 'matrix-bot-sdk';
 import type { Logger } from '../../src/log.ts';
@@ -60,7 +61,13 @@ export function matrixOps(
     withRateLimit(work, {
       sleep,
       repeatable,
-      onWait: (ms, attempt) => log.info({ what, ms, attempt }, 'matrix: rate limited; waiting as asked'),
+      onWait: (ms, attempt, why) =>
+        log.info(
+          { what, ms, attempt },
+          why === 'rate_limited'
+            ? 'matrix: rate limited; waiting as asked'
+            : 'matrix: the homeserver did not answer; trying again',
+        ),
     });
   const known = new Map<string, boolean>();
   const encrypted = async (room: string): Promise<boolean> => {

@@ -45,7 +45,7 @@ export function transientWait(error: unknown, attempt: number): number | undefin
 export interface RateLimitOptions {
   sleep: (ms: number) => Promise<void>;
   attempts?: number;
-  onWait?: (ms: number, attempt: number) => void;
+  onWait?: (ms: number, attempt: number, why: 'rate_limited' | 'unanswered') => void;
   /** The call may be repeated when the homeserver did not answer (`transientWait`). */
   repeatable?: boolean;
 }
@@ -61,7 +61,7 @@ export async function withRateLimit<T>(call: () => Promise<T>, options: RateLimi
       const down = limited === undefined && options.repeatable ? transientWait(error, attempt) : undefined;
       const wait = limited ?? down;
       if (wait === undefined || attempt >= (down === undefined ? attempts : TRANSIENT_ATTEMPTS)) throw error;
-      options.onWait?.(wait, attempt);
+      options.onWait?.(wait, attempt, down === undefined ? 'rate_limited' : 'unanswered');
       await options.sleep(wait);
     }
   }
