@@ -74,7 +74,7 @@ export async function matrixKills(pg: PrivatePostgres, kills: number): Promise<R
       kills,
       rig,
       t,
-      `${prompts} prompts posted (a prompt cut off is posted again), every asked turn finished`,
+      `${prompts} prompts for the asking turns (answered by reaction and by typed reply in turn); a turn is counted only once answered`,
     );
     await proc.stop();
     return result;
