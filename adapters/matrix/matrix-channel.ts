@@ -12,6 +12,7 @@ import { inboundRouter, MATRIX_CHANNEL } from './inbound.ts';
 import { type E2eeStatus, loadMatrixSdk, type Sdk } from './load-sdk.ts';
 import { channelCrypto } from './matrix-crypto.ts';
 import { matrixOps } from './matrix-ops.ts';
+import { reshowPrompts } from './reshow-prompts.ts';
 import { matrixStateStore } from './state-store.ts';
 import { MatrixAuthError, runSync, type SyncBatch } from './sync-loop.ts';
 import { type RendererDeps, turnRenderer } from './turn-renderer.ts';
@@ -112,6 +113,17 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
         sinkFor = (room) => turnRenderer(rendererDeps, room);
         // The outbox works now: the core resumes cut-off turns before the first sync is taken in.
         await assistant.online(MATRIX_CHANNEL);
+        // Before the first sync, so an answer in it finds its prompt. Only a restart has any (and
+        // so a private room already): the room is not created here.
+        await reshowPrompts({
+          assistant,
+          state,
+          rooms: () => client.getJoinedRooms(),
+          sinkFor: (room) => turnRenderer(rendererDeps, room),
+          log,
+        }).catch((error: Error) =>
+          log.warn(`matrix: could not post waiting questions again: ${error.message}`),
+        );
 
         const router = inboundRouter({
           assistant,

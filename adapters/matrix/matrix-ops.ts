@@ -1,4 +1,6 @@
-// The few things the channel does on the homeserver, each retried when rate limited.
+// The few things the channel does on the homeserver, each retried when rate limited (and sends
+// when the homeserver did not answer, under the same transaction id).
+import { randomUUID } from 'node:crypto';
 import type { MatrixClient } from 'matrix-bot-sdk';
 import type { Logger } from '../../src/log.ts';
 import type { Member } from './direct-room.ts';
@@ -55,10 +57,17 @@ export function matrixOps(
   log: Logger,
   sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
 ): MatrixOps {
-  const call = <T>(what: string, work: () => Promise<T>) =>
+  const call = <T>(what: string, work: () => Promise<T>, repeatable = false) =>
     withRateLimit(work, {
       sleep,
-      onWait: (ms, attempt) => log.info({ what, ms, attempt }, 'matrix: rate limited; waiting as asked'),
+      repeatable,
+      onWait: (ms, attempt, why) =>
+        log.info(
+          { what, ms, attempt },
+          why === 'rate_limited'
+            ? 'matrix: rate limited; waiting as asked'
+            : 'matrix: the homeserver did not answer; trying again',
+        ),
     });
   const known = new Map<string, boolean>();
   const encrypted = async (room: string): Promise<boolean> => {
@@ -88,8 +97,19 @@ export function matrixOps(
     return m;
   };
   const sendEvent = async (what: string, room: string, type: string, content: object) => {
-    await mode(room);
-    return call(what, () => client.sendEvent(room, type, content));
+    let [eventType, body] = [type, content];
+    if ((await mode(room)) === 'encrypted') {
+      const crypto = client.crypto as NonNullable<MatrixClient['crypto']>;
+      [eventType, body] = ['m.room.encrypted', await crypto.encryptRoomEvent(room, type, content)];
+    }
+    // One transaction id for every try: a send whose answer was lost (the homeserver restarted,
+    // the connection reset) is the same event to the homeserver when tried again, not a second one.
+    const path = `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/${encodeURIComponent(eventType)}/${randomUUID()}`;
+    return call(
+      what,
+      async () => ((await client.doRequest('PUT', path, null, body)) as { event_id: string }).event_id,
+      true,
+    );
   };
   return {
     send: (room, content) => sendEvent('send', room, 'm.room.message', content),

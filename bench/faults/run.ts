@@ -2,12 +2,16 @@
 // a private PostgreSQL cluster, the Telegram emulator, Synapse, the scripted model). Prints one
 // table and writes bench/results/faults.json and faults.md. Run counts come from the environment:
 // FAULTS_KILLS (30), FAULTS_PG_RESTARTS (6), FAULTS_PROXY_MESSAGES (30), FAULTS_BURST (50),
-// FAULTS_RSS_TURNS (1000), FAULTS_FLAP_MESSAGES (30),
-// FAULTS_LOAD_MESSAGES (20); FAULTS_ONLY=name,name runs a subset; FAULTS_OUT names another results folder.
+// FAULTS_RSS_TURNS (1000), FAULTS_FLAP_MESSAGES (30), FAULTS_LOAD_MESSAGES (20),
+// FAULTS_MATRIX_KILLS (30), FAULTS_SYNAPSE_RESTARTS (8), FAULTS_MATRIX_RATE_MESSAGES (12);
+// FAULTS_ONLY=name,name runs a subset (FAULTS_MERGE=1 keeps the other rows of the committed
+// results); FAULTS_OUT names another results folder.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { privatePostgres } from '../../test/support/services.ts';
 import { loadWithDigests } from './load.ts';
+import { matrixKills, matrixRateLimits, synapseRestarts } from './matrix-scenarios.ts';
+import { mergeResults, readResults } from './merge.ts';
 import { modelFlapping } from './model-flapping.ts';
 import { type Row, table } from './tally.ts';
 import { burst, memory, misbehavingTelegram, postgresRestarts, telegramKills } from './telegram-scenarios.ts';
@@ -28,7 +32,7 @@ const step = async (name: string, work: () => Promise<Row | Row[]>) => {
   process.stderr.write(`faults: ${name}…\n`);
   try {
     const got = await work();
-    rows.push(...(Array.isArray(got) ? got : [got]));
+    rows.push(...(Array.isArray(got) ? got : [got]).map((r) => ({ ...r, step: name })));
   } catch (error) {
     rows.push({
       scenario: `${name}: CRASHED (${(error as Error).message.split('\n')[0]})`,
@@ -40,6 +44,7 @@ const step = async (name: string, work: () => Promise<Row | Row[]>) => {
       doubleRuns: 0,
       p50Ms: null,
       p95Ms: null,
+      step: name,
     });
   }
   process.stderr.write(`faults: ${name} done in ${Math.round((Date.now() - t) / 1000)} s\n`);
@@ -56,22 +61,29 @@ try {
     extra.rss = { beforeMb: m.rssBeforeMb, afterMb: m.rssAfterMb };
     return m;
   });
+  await step('matrix-kill', () => matrixKills(pg, num('FAULTS_MATRIX_KILLS', 30)));
+  await step('synapse', () => synapseRestarts(pg, num('FAULTS_SYNAPSE_RESTARTS', 8)));
+  await step('matrix-rate', () => matrixRateLimits(pg, num('FAULTS_MATRIX_RATE_MESSAGES', 12)));
 } finally {
   await pg.destroy();
 }
-const printed = table(rows);
-console.log(printed);
-const notes = rows.filter((r) => r.notes).map((r) => `- ${r.scenario}: ${r.notes}`);
-if (notes.length) console.log(`\n${notes.join('\n')}`);
 const results = process.env.FAULTS_OUT ?? resolve(import.meta.dirname, '../results');
-const meta = {
+const run = {
   date: new Date().toISOString(),
   seconds: Math.round((Date.now() - started) / 1000),
   node: process.version,
   ...extra,
+  rows,
 };
-writeFileSync(resolve(results, 'faults.json'), `${JSON.stringify({ ...meta, rows }, null, 2)}\n`);
+const merged = process.env.FAULTS_MERGE
+  ? mergeResults(readResults(resolve(results, 'faults.json')), run)
+  : run;
+const printed = table(merged.rows);
+console.log(printed);
+const notes = merged.rows.filter((r) => r.notes).map((r) => `- ${r.scenario}: ${r.notes}`);
+if (notes.length) console.log(`\n${notes.join('\n')}`);
+writeFileSync(resolve(results, 'faults.json'), `${JSON.stringify(merged, null, 2)}\n`);
 writeFileSync(
   resolve(results, 'faults.md'),
-  `# npm run faults (${meta.date.slice(0, 10)}, ${meta.seconds} s)\n\n${printed}\n\n${notes.join('\n')}\n`,
+  `# npm run faults (${merged.date.slice(0, 10)}, ${merged.seconds} s)\n\n${printed}\n\n${notes.join('\n')}\n`,
 );

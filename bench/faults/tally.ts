@@ -12,6 +12,8 @@ export interface Row {
   p50Ms: number | null;
   p95Ms: number | null;
   notes?: string;
+  /** The runner's step that produced the row (FAULTS_ONLY names). */
+  step?: string;
 }
 
 export function percentile(values: number[], p: number): number | null {

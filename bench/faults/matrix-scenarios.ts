@@ -1,0 +1,154 @@
+// The Matrix scenarios, each on a private Synapse: kill -9 at random moments of multi-step turns,
+// the homeserver restarted mid-turn and mid-sync, and tight rate limits.
+import type { PrivatePostgres } from '../../test/support/services.ts';
+import { freshDatabase } from './db.ts';
+import { seeded } from './fault-proxy.ts';
+import { awaitMatrixReplies, type MatrixRig, matrixRig } from './matrix-rig.ts';
+import { answerText } from './model.ts';
+import { countReplies, markRuns, percentile, type Row } from './tally.ts';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+interface Tally {
+  expected: string[];
+  sent: Map<string, number>;
+  seen: Map<string, number>;
+}
+const tally = (): Tally => ({ expected: [], sent: new Map(), seen: new Map() });
+
+async function row(scenario: string, runs: number, rig: MatrixRig, t: Tally, notes?: string): Promise<Row> {
+  await rig.refresh();
+  const counted = countReplies(rig.texts(), t.expected);
+  if (process.env.FAULTS_DEBUG) console.error(JSON.stringify(rig.texts(), null, 1));
+  const ms = [...t.sent].flatMap(([k, at]) => (t.seen.has(k) ? [(t.seen.get(k) as number) - at] : []));
+  const lost = counted.lost.length ? `lost: ${counted.lost.join(' / ')}` : '';
+  const said = [notes, lost].filter(Boolean).join('; ');
+  return {
+    scenario,
+    runs,
+    messages: t.expected.length,
+    replies: counted.replies,
+    duplicates: counted.duplicates,
+    losses: counted.losses,
+    doubleRuns: markRuns(rig.markFile).doubles,
+    p50Ms: percentile(ms, 50),
+    p95Ms: percentile(ms, 95),
+    ...(said ? { notes: said } : {}),
+  };
+}
+
+async function send(rig: MatrixRig, t: Tally, k: number) {
+  const want = answerText(`T${k}`);
+  t.expected.push(want);
+  t.sent.set(want, await rig.say(`T${k}`));
+}
+
+/** Answers questions while `ms` pass, so a kill can land after an answer as well as before. */
+async function busyWait(rig: MatrixRig, ms: number) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    await rig.refresh();
+    await rig.answerQuestions();
+    await sleep(100);
+  }
+}
+
+/** kill -9 at a random moment of each multi-step turn (streaming, tool, question, reply), restart. */
+export async function matrixKills(pg: PrivatePostgres, kills: number): Promise<Row> {
+  const rig = await matrixRig({ dbUrl: await freshDatabase(pg.url), model: { askEvery: 3, pauseMs: 80 } });
+  const random = seeded(1718);
+  const t = tally();
+  try {
+    let proc = await rig.start();
+    for (let k = 1; k <= kills; k++) {
+      await send(rig, t, k);
+      await busyWait(rig, random() * 5000);
+      await proc.kill9();
+      proc = await rig.start();
+      await awaitMatrixReplies(rig, t.expected, 90_000, t.seen);
+    }
+    await sleep(3000);
+    const prompts = rig.texts().filter((x) => x.startsWith('🔐 Permission needed')).length;
+    const result = await row(
+      'matrix: kill -9 mid-turn',
+      kills,
+      rig,
+      t,
+      `${prompts} prompts for the asking turns (answered by reaction and by typed reply in turn); a turn is counted only once answered`,
+    );
+    await proc.stop();
+    return result;
+  } finally {
+    await rig.close();
+  }
+}
+
+/** Synapse stopped (SIGTERM, or SIGKILL every other time) mid-turn and while steward idles in its sync. */
+export async function synapseRestarts(pg: PrivatePostgres, restarts: number): Promise<Row> {
+  const rig = await matrixRig({ dbUrl: await freshDatabase(pg.url), model: { askEvery: 0, pauseMs: 120 } });
+  const random = seeded(1719);
+  const t = tally();
+  let k = 0;
+  try {
+    const proc = await rig.start();
+    for (let r = 0; r < restarts; r++) {
+      const midTurn = r % 2 === 0;
+      await send(rig, t, ++k);
+      // Mid-turn: the reply is streaming (sends and edits); otherwise: answered, the long poll open.
+      if (midTurn) await sleep(random() * 4000);
+      else await awaitMatrixReplies(rig, t.expected, 60_000, t.seen);
+      await (r % 4 < 2 ? rig.synapse.stop() : rig.synapse.kill());
+      await sleep(500 + random() * 2500);
+      await rig.synapse.start();
+      await send(rig, t, ++k);
+      await awaitMatrixReplies(rig, t.expected, 90_000, t.seen);
+    }
+    await sleep(3000);
+    const result = await row(
+      'matrix: Synapse restarted mid-send and mid-sync',
+      restarts,
+      rig,
+      t,
+      'a private Synapse (SQLite) stopped with SIGTERM or SIGKILL, down 0.5-3 s',
+    );
+    await proc.stop();
+    return result;
+  } finally {
+    await rig.close();
+  }
+}
+
+/** Synapse's own rc_message tight for the bot; a burst of messages still gets one reply each. */
+export async function matrixRateLimits(pg: PrivatePostgres, messages: number): Promise<Row> {
+  const rc = { per_second: 0.5, burst_count: 4 };
+  const rig = await matrixRig({
+    dbUrl: await freshDatabase(pg.url),
+    model: { askEvery: 0, pauseMs: 60 },
+    synapse: { rcMessage: rc },
+  });
+  const t = tally();
+  try {
+    const proc = await rig.start();
+    const from = Date.now();
+    for (let k = 1; k <= messages; k++) await send(rig, t, k);
+    await awaitMatrixReplies(rig, t.expected, 600_000, t.seen);
+    const seconds = (Date.now() - from) / 1000;
+    await sleep(3000);
+    const waits = (proc.log().match(/rate limited; waiting as asked/g) ?? []).length;
+    await rig.refresh();
+    const times = rig.botEventTimes();
+    const span = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000;
+    const pace = `${times.length} bot events in ${span.toFixed(0)} s (${(times.length / Math.max(span, 1)).toFixed(2)}/s)`;
+    const result = await row(
+      `matrix: rc_message ${rc.per_second}/s burst ${rc.burst_count}`,
+      1,
+      rig,
+      t,
+      `all answered in ${seconds.toFixed(0)} s; ${pace}; steward waited out ${waits} M_LIMIT_EXCEEDED answers (its log)`,
+    );
+    await proc.stop();
+    return result;
+  } finally {
+    await rig.close();
+  }
+}
