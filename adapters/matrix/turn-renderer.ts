@@ -98,12 +98,11 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
   const schedule = () => {
     if (timer || stream.queued) return;
     // The first visible message goes as soon as there is something to show; only edits are paced.
-    if (!stream.begun) {
-      stream.begun = true;
-      void flushNow();
-      return;
-    }
-    timer = setTimeout(() => void flushNow(), deps.editIntervalMs);
+    // It waits one turn of the event loop, so text that came in the same read (often the whole
+    // reply, ending the turn) goes as one message instead of a message and an edit.
+    const delay = stream.begun ? deps.editIntervalMs : 0;
+    stream.begun = true;
+    timer = setTimeout(() => void flushNow(), delay);
   };
   /** Text before a tool call or a prompt stays a message of its own; later text starts a new one. */
   const endStream = () => {
