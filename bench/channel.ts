@@ -6,9 +6,11 @@
 // Settings (environment): BENCH_BASELINE (git ref, default HEAD~1; `none` skips it),
 // BENCH_BACKENDS (default pglite,postgres), BENCH_IDLE_S (idle measure after start, default 30),
 // BENCH_ROUNDS (start-up samples per tree, default 3), BENCH_RTT (round trips, default 30),
-// BENCH_TURNS (turns before the last memory reading, default 1000).
+// BENCH_TURNS (turns before the last memory reading, default 1000), BENCH_CHANNELS (default
+// telegram,matrix; Matrix needs the STEWARD_TEST_MATRIX_* Synapse), BENCH_MATRIX_RTT (default 20).
 import { type BackendName, freshState } from './channel/backends.ts';
 import { cliPeaks } from './channel/cli-peaks.ts';
+import { matrixRoundTrips } from './channel/matrix.ts';
 import { type Rig, startRig } from './channel/rig.ts';
 import { burst, idleFigures, manyTurns, roundTrips, startToPolling } from './channel/session.ts';
 import { median, ratios, round } from './channel/stats.ts';
@@ -100,11 +102,22 @@ export async function channelBench() {
   const current = currentTree();
   const trees = ref === 'none' ? [current] : [baselineTree(ref), current];
   try {
-    const backends = setting('BENCH_BACKENDS', 'pglite,postgres').split(',') as BackendName[];
+    const channels = setting('BENCH_CHANNELS', 'telegram,matrix').split(',');
+    const backends = channels.includes('telegram')
+      ? (setting('BENCH_BACKENDS', 'pglite,postgres').split(',') as BackendName[])
+      : [];
     const channel: Record<string, unknown> = {};
     for (const backend of backends) {
       const figures = await benchBackend(trees, backend);
       channel[backend] = { ...figures, ratio: ratios(figures.current, figures.baseline) };
+    }
+    const matrix: Record<string, unknown> = {};
+    if (channels.includes('matrix')) {
+      for (const tree of trees) {
+        console.error(`channel bench: matrix ${tree.label}: round trips`);
+        matrix[tree.label] = { roundTrip: await matrixRoundTrips(tree, number('BENCH_MATRIX_RTT', 20)) };
+      }
+      matrix.ratio = ratios(matrix.current, matrix.baseline);
     }
     const cli: Record<string, unknown> = {};
     for (const tree of trees) cli[tree.label] = await cliPeaks(tree.path);
@@ -119,18 +132,21 @@ export async function channelBench() {
         rounds: number('BENCH_ROUNDS', 3),
         roundTrips: number('BENCH_RTT', 30),
         turns: number('BENCH_TURNS', 1000),
+        matrixRoundTrips: number('BENCH_MATRIX_RTT', 20),
       },
       telegram: channel,
+      matrix,
       cli,
       goals: {
         beyondPollAndModelMs: '< 50 median',
+        matrixBeyondSyncAndModelMs: '< 50 median',
         idleRssMib: 'postgres <= 100, pglite <= 200, flat after 1,000 turns',
         startToPollingS: '< 0.5 on postgres and an existing PGlite folder',
         burst20: 'in order, one reply each, last within 3 s of the last model answer',
         chatPeakMib: '< 250',
         idleCpuPercent: '< 1',
       },
-      note: 'RSS is the steward process alone (a PostgreSQL server is not counted); CPU is % of one core',
+      note: "RSS is the steward process alone (a PostgreSQL server is not counted); CPU is % of one core. Matrix: the owner's own sync loop sees the message and the reply; beyondSyncAndModelMs is that total minus twice the message's send-to-sync time (the way in and the way out)",
     };
   } finally {
     for (const tree of trees) tree.remove();

@@ -14,6 +14,19 @@ if (!process.features.typescript) {
 // about 20 MiB of RSS. V8 reads the flag only at start-up, so the process replaces itself once
 // (same pid, stdio and environment) with it.
 const LONG_RUNNING = new Set(['start', 'chat', 'sandboxd']);
+/** @param {string} stage */
+const mark = (stage) => {
+  // STEWARD_DEBUG_TIMING: see cli/startup-timing.ts.
+  if (process.env.STEWARD_DEBUG_TIMING)
+    process.stderr.write(
+      `steward timing: ${(performance.timeOrigin + performance.now()).toFixed(1)} ${stage}\n`,
+    );
+};
+mark(
+  process.execArgv.some((arg) => arg.startsWith('--max-semi-space-size'))
+    ? 'node ready (re-exec)'
+    : 'node ready',
+);
 if (
   LONG_RUNNING.has(process.argv[2] ?? '') &&
   !process.execArgv.some((arg) => arg.startsWith('--max-semi-space-size')) &&
@@ -31,4 +44,5 @@ if (
 // of the work of loading about 200 modules.
 module.enableCompileCache?.();
 const { runCli } = await import('../cli/main.ts');
+mark('cli loaded');
 process.exitCode = await runCli(process.argv.slice(2));

@@ -51,11 +51,11 @@ export async function buildAssistant(
     });
     if (removed > 0) log.info({ removed }, 'collected expired tool outputs');
   };
-  await collect();
+  // Finding bash and probing the host jail spawn processes: they run while the database collects.
+  const [shellTool] = await Promise.all([hostShellTool(config.hostJail, config.sandbox), collect()]);
   const timer = setInterval(() => void collect(), DAY_MS);
   timer.unref();
 
-  const shellTool = await hostShellTool(config.hostJail, config.sandbox);
   const skills = loadSkills(config.skillsDir);
   const grants = sessionGrants(db, now, models.loop.grantTtlMs);
   const limits = limitsOf(models);

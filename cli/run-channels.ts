@@ -3,6 +3,7 @@ import { type Scheduler, startScheduler } from '../src/scheduler/index.ts';
 import type { Db } from '../src/store/db.ts';
 import { buildAssistant } from './build-assistant.ts';
 import type { Runtime } from './runtime.ts';
+import type { StageMark } from './startup-timing.ts';
 
 /**
  * Runs channels against one core, with the digest scheduler posting into them, until the signal
@@ -15,6 +16,7 @@ export async function runChannels(
   channels: Channel[],
   owners: Record<string, string>,
   signal: AbortSignal,
+  mark: StageMark = () => {},
 ): Promise<void> {
   const { config, log } = runtime;
   let scheduler: Scheduler | undefined;
@@ -24,6 +26,7 @@ export async function runChannels(
       : Promise.resolve('The scheduler is starting; try again in a moment.'),
   );
   const { assistant } = built;
+  mark('assistant built');
   const byName = new Map(channels.map((c) => [c.name, c]));
   /** The owner's private room on each channel that knows it. */
   const ownerSinks = () =>
@@ -41,7 +44,7 @@ export async function runChannels(
   };
   signal.addEventListener('abort', stopAll, { once: true });
   try {
-    await assistant.start({
+    const { services } = await assistant.start({
       outbox: (channel, room) => byName.get(channel)?.outbox(room),
       statusLines: async () => [
         ...channels.map((c) => `${c.name}: ${c.health?.() ?? 'running'}`),
@@ -79,12 +82,16 @@ export async function runChannels(
         },
       ],
     });
-    const runs = channels.map((channel) =>
-      channel.run(assistant, all.signal).catch((error: unknown) => {
-        stopAll();
-        throw error;
-      }),
-    );
+    mark('assistant started');
+    const ending = (error: unknown) => {
+      stopAll();
+      throw error;
+    };
+    // A service that cannot start (the scheduler's database) still ends steward, as a channel would.
+    const runs = [
+      ...channels.map((channel) => channel.run(assistant, all.signal).catch(ending)),
+      services.catch(ending),
+    ];
     const settled = await Promise.allSettled(runs);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;

@@ -151,6 +151,46 @@ describe.skipIf(!env)('Matrix channel against Synapse', () => {
     expect(typing).toBe(false);
   });
 
+  it('shows the first words of a streamed reply at once; later edits wait for the pacer', async () => {
+    const chunks = ['First ', 'words, ', 'then ', 'the ', 'rest.'];
+    const streamed = (c: string) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: c }, finish_reason: null }] })}\n\n`;
+    model = await startScriptedModel([
+      {
+        raw: [
+          ...chunks.map(streamed),
+          `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+        ],
+        pauseMs: 300,
+      },
+    ]);
+    // An interval no turn reaches: only the first message and the final text can show.
+    steward = await startSteward(env as NonNullable<typeof env>, model, db, workspace, {
+      editIntervalMs: 600_000,
+    });
+    await owner.join(steward.directRoom);
+    const { directRoom } = steward;
+    await owner.say(directRoom, 'tell me in pieces');
+    const events = await owner.waitFor(
+      directRoom,
+      since,
+      (all) =>
+        messagesFrom(all, steward?.botId ?? '').some((m) => m.body === 'First words, then the rest.')
+          ? all
+          : undefined,
+      'the whole streamed reply',
+    );
+    const botId = steward?.botId ?? '';
+    const first = events.find((e) => e.sender === botId && e.type === 'm.room.message');
+    // The message was sent while the model was still streaming, not held for the pacer.
+    expect(String(first?.content.body)).not.toBe('First words, then the rest.');
+    expect(String(first?.content.body)).toMatch(/^First/);
+    const edits = events.filter(
+      (e) => (e.content['m.relates_to'] as { event_id?: string } | undefined)?.event_id === first?.event_id,
+    );
+    expect(edits).toHaveLength(1);
+  });
+
   it('splits a long reply into several messages', async () => {
     const paragraphs = Array.from({ length: 30 }, (_, i) => `Paragraph ${i}: ${'word '.repeat(200).trim()}`);
     const text = paragraphs.join('\n\n');

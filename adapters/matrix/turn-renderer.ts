@@ -36,6 +36,8 @@ interface Stream {
   sent: Array<{ eventId: string; text: string }>;
   /** A flush is queued and will read the latest text when it runs. */
   queued: boolean;
+  /** Its first flush was asked for: that one goes at once, later edits wait for the interval. */
+  begun: boolean;
 }
 
 /** Outputs larger than this are not uploaded; the ref still pages them back. */
@@ -57,7 +59,7 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
     return done;
   };
 
-  let stream: Stream = { text: '', sent: [], queued: false };
+  let stream: Stream = { text: '', sent: [], queued: false, begun: false };
   const activity = { eventId: undefined as string | undefined, lines: new Map<string, string>(), shown: '' };
   let timer: NodeJS.Timeout | undefined;
 
@@ -95,12 +97,17 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
   };
   const schedule = () => {
     if (timer || stream.queued) return;
-    timer = setTimeout(() => void flushNow(), deps.editIntervalMs);
+    // The first visible message goes as soon as there is something to show; only edits are paced.
+    // It waits one turn of the event loop, so text that came in the same read (often the whole
+    // reply, ending the turn) goes as one message instead of a message and an edit.
+    const delay = stream.begun ? deps.editIntervalMs : 0;
+    stream.begun = true;
+    timer = setTimeout(() => void flushNow(), delay);
   };
   /** Text before a tool call or a prompt stays a message of its own; later text starts a new one. */
   const endStream = () => {
     const done = flushNow();
-    stream = { text: '', sent: [], queued: false };
+    stream = { text: '', sent: [], queued: false, begun: false };
     return done;
   };
 

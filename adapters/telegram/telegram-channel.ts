@@ -107,6 +107,9 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
     webhookAddress: () => webhookServer?.address,
 
     async run(assistant: ChannelPort, signal: AbortSignal) {
+      // getMe goes out while the core resumes cut-off turns. The init before the first poll (or
+      // setWebhook) waits for this same call, and asks again, with its backoff, if it failed.
+      bot.init(signal as GrammySignal).catch(() => {});
       await assistant.online(TELEGRAM_CHANNEL);
 
       const handle = updateRouter({

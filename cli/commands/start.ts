@@ -4,6 +4,7 @@ import { redact } from '../../src/config/secrets.ts';
 import type { Db } from '../../src/store/db.ts';
 import type { CliIo } from '../io.ts';
 import { loadRuntime, openStore, type Runtime } from '../runtime.ts';
+import { stageMarks } from '../startup-timing.ts';
 
 const HOW_TO_CONFIGURE = [
   'steward start: no channel is configured.',
@@ -14,7 +15,10 @@ const HOW_TO_CONFIGURE = [
 
 /** Runs every configured channel, and the digest scheduler, until SIGINT or SIGTERM. */
 export async function startCommand(io: CliIo): Promise<number> {
+  const mark = stageMarks(io.env, io.stderr);
+  mark('start command loaded');
   const runtime = loadRuntime(io);
+  mark('config loaded');
   const { config } = runtime;
   const { telegram, matrix } = config;
   if (!telegram && !matrix) {
@@ -24,9 +28,9 @@ export async function startCommand(io: CliIo): Promise<number> {
   requireDefaultRoute(config);
   // The core and the adapters (each only when configured) load while the database opens.
   const [db, adapters, { runChannels }] = await Promise.all([
-    openStore(runtime),
-    loadAdapters(runtime),
-    import('../run-channels.ts'),
+    openStore(runtime).finally(() => mark('database open and migrated')),
+    loadAdapters(runtime).finally(() => mark('adapters loaded')),
+    import('../run-channels.ts').finally(() => mark('core loaded')),
   ]);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
@@ -34,7 +38,7 @@ export async function startCommand(io: CliIo): Promise<number> {
   process.once('SIGTERM', onSignal);
   try {
     const { channels, owners } = buildChannels(runtime, db, adapters);
-    await runChannels(runtime, db, channels, owners, stop.signal);
+    await runChannels(runtime, db, channels, owners, stop.signal, mark);
     return 0;
   } catch (error) {
     if (!adapters.ending.some((kind) => error instanceof kind)) throw error;

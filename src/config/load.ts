@@ -1,16 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { type Document, isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.ts';
 import { type McpServerConfig, resolveMcpServers } from '../mcp/config.ts';
 import { DEFAULT_HOST_JAIL_MODE, type HostJailMode } from '../sandbox/host-jail.ts';
 import { resolveSandbox, type SandboxConfig, type SandboxFileKeys } from '../sandbox/sandbox-config.ts';
 import { type AttachmentsConfig, resolveAttachments } from './attachments.ts';
+import { validate } from './config-validator.js';
 import { type DigestsConfig, resolveDigests } from './digests.ts';
 import { type ModelsConfig, type RouteEntryConfig, resolveModels } from './models.ts';
-import { configFileSchema, ENV_KEYS, FIX_HINTS, type LogLevel, SECRET_FILE_KEYS } from './schema.ts';
+import { ENV_KEYS, FIX_HINTS, type LogLevel, SECRET_FILE_KEYS } from './schema.ts';
 import { maskUrl, redact, SECRET_ENV_VARS, secretValues, withSecretFiles } from './secrets.ts';
 
 export interface Config {
@@ -97,7 +98,6 @@ function load(baseEnv: Env, cwd: string): Config {
     setIn(tree, path, integer && /^\d+$/.test(value) ? Number(value) : value);
   }
 
-  const validate = new Ajv({ allErrors: false, strict: true }).compile(configFileSchema);
   if (!validate(tree)) throw new ConfigError(describeSchemaError(validate.errors?.[0], where));
 
   const t = tree as {

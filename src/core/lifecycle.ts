@@ -1,5 +1,6 @@
 // The core's lifecycle, owned here and nowhere else: `start` recovers once, runs the one sweeper
-// of overdue questions and starts background services (digests); `stop` aborts running turns
+// of overdue questions and starts background services (digests) behind the channels, so polling
+// never waits for them; `stop` aborts running turns
 // through their signal, waits for them, and stops the services. Channels only render and translate.
 import type { Core, Outbox } from './core.ts';
 import { deliverLate } from './late-replies.ts';
@@ -14,8 +15,10 @@ export interface Service {
 
 export interface Lifecycle {
   /**
-   * Starts the sweeper and the services. Each channel then reports itself online through the port
-   * (`online`), which resumes its cut-off turns before the channel takes new input.
+   * Starts the sweeper, then the services in the background: `start` resolves after the first sweep,
+   * and its `services` settles once every service started (rejecting with the first that could
+   * not). Each channel then reports itself online through the port (`online`), which resumes its
+   * cut-off turns before the channel takes new input.
    */
   start(input: {
     outbox: Outbox;
@@ -24,7 +27,7 @@ export interface Lifecycle {
     notifyOwner?(text: string): Promise<void>;
     /** Lines for /status: channels and their health, digests. */
     statusLines?(): Promise<string[]>;
-  }): Promise<void>;
+  }): Promise<{ services: Promise<void> }>;
   /** Resolves once running turns have wound down (or the grace period passed) and services stopped. */
   stop(): Promise<void>;
   /** Resolves when no turn is queued or running (input ended: let the last turns finish). */
@@ -34,6 +37,7 @@ export interface Lifecycle {
 export function lifecycle(core: Core): Lifecycle & { online(channel: string): Promise<void> } {
   let sweeper: NodeJS.Timeout | undefined;
   const services: Service[] = [];
+  let starting: Promise<void> = Promise.resolve();
   let stopped: Promise<void> | undefined;
   let outbox: Outbox | undefined;
   const recovered = new Set<string>();
@@ -75,7 +79,10 @@ export function lifecycle(core: Core): Lifecycle & { online(channel: string): Pr
       await sweep();
       sweeper = setInterval(() => void sweep(), core.loop.limits.sweepEveryMs);
       sweeper.unref();
-      for (const startService of starters) services.push(await startService());
+      starting = (async () => {
+        for (const startService of starters) services.push(await startService());
+      })();
+      return { services: starting };
     },
     idle: () => core.runner.idle(),
     stop() {
@@ -83,6 +90,8 @@ export function lifecycle(core: Core): Lifecycle & { online(channel: string): Pr
         clearInterval(sweeper);
         const drained = await core.runner.stop(core.loop.limits.stopGraceMs);
         if (!drained) core.log.warn('some turns did not stop within the grace period');
+        // A service still starting is stopped once it is up (a failed one has nothing to stop).
+        await starting.catch(() => {});
         for (const service of services.splice(0).reverse()) await service.stop();
       })();
       return stopped;

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import type { request } from 'undici';
 import { readErrorBody, transportError } from './http-errors.ts';
 import { createSseParser } from './sse.ts';
 import type { ProviderEvent } from './types.ts';
@@ -92,7 +92,9 @@ export async function openEventStream(
 ): Promise<{ body: AsyncIterable<unknown> } | { error: ProviderEvent }> {
   let response: Awaited<ReturnType<typeof request>>;
   try {
-    response = await request(url, {
+    // undici (about 100 modules) loads with the first model request, not on the path to polling.
+    const undici = await import('undici');
+    response = await undici.request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
       body,

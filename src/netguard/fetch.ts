@@ -4,9 +4,7 @@
 // the request goes through the agent given, and undici's Agent reads no proxy variables.
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { request } from 'undici';
 import type { PinnedAgentOptions } from './pinned-agent.ts';
-import { pinnedAgent } from './pinned-agent.ts';
 import { type Resolver, systemResolver } from './resolve.ts';
 import { parseTarget, redactedHref } from './url.ts';
 import { type VetOptions, vetTarget } from './vet.ts';
@@ -156,6 +154,11 @@ export async function guardedFetch(rawUrl: string, options: GuardedFetchOptions 
       // The first vetted answer is the one dialed; every answer passed, so any would be fine.
       const address = vet.addresses[0];
       if (address === undefined) return { kind: 'failed', url: current, reason: 'no vetted address to dial' };
+      // undici loads with the first fetch, not with every process that could fetch.
+      const [{ request }, { pinnedAgent }] = await Promise.all([
+        import('undici'),
+        import('./pinned-agent.ts'),
+      ]);
       const agent = pinnedAgent(address, host, { connector: options.connector });
       try {
         const response = await request(`${url.origin}${url.pathname}${url.search}`, {

@@ -1,6 +1,12 @@
 // Cron expressions and time zones: what steward accepts, and when an accepted schedule fires.
 // Pure functions over cron-parser, the same parser pg-boss evaluates schedules with.
-import { CronExpressionParser } from 'cron-parser';
+import { createRequire } from 'node:module';
+
+// cron-parser (with luxon, a large module) loads at the first schedule parsed: a steward
+// without digests never loads it, not even to read its configuration.
+const require = createRequire(import.meta.url);
+const parser = (): typeof import('cron-parser').CronExpressionParser =>
+  (require('cron-parser') as typeof import('cron-parser')).CronExpressionParser;
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
 
@@ -18,7 +24,7 @@ export function checkCron(expression: string): Checked<string> {
   }
   const normal = fields.join(' ');
   try {
-    CronExpressionParser.parse(normal, { tz: 'UTC', strict: false }).next();
+    parser().parse(normal, { tz: 'UTC', strict: false }).next();
   } catch (error) {
     const reason = ((error as Error).message.split('\n')[0] ?? '').replace(/\.$/, '');
     return { ok: false, problem: `the cron expression "${normal}" is not valid (${reason}); ${CRON_HINT}` };
@@ -74,13 +80,13 @@ function editDistance(a: string, b: string): number {
 
 /** The first fire strictly after `after`. */
 export function nextFire(cron: string, zone: string, after: Date): Date {
-  return CronExpressionParser.parse(cron, { tz: zone, strict: false, currentDate: after }).next().toDate();
+  return parser().parse(cron, { tz: zone, strict: false, currentDate: after }).next().toDate();
 }
 
 /** The last fire at or before `at`, or undefined when the expression never fired before it. */
 export function latestFire(cron: string, zone: string, at: Date): Date | undefined {
   // prev() answers strictly before its reference, so a fire exactly at `at` needs the extra millisecond.
-  const interval = CronExpressionParser.parse(cron, {
+  const interval = parser().parse(cron, {
     tz: zone,
     strict: false,
     currentDate: new Date(at.getTime() + 1),
@@ -90,7 +96,7 @@ export function latestFire(cron: string, zone: string, at: Date): Date | undefin
 
 /** How many fires fall in [from, to], counting at most `cap`. */
 export function countFires(cron: string, zone: string, from: Date, to: Date, cap: number): number {
-  const interval = CronExpressionParser.parse(cron, {
+  const interval = parser().parse(cron, {
     tz: zone,
     strict: false,
     currentDate: new Date(from.getTime() - 1),

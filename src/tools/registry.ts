@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject } from 'ajv';
 import type { ToolCall, ToolSpec } from '../gateway/types.ts';
 import { type Tool, ToolInputError } from './types.ts';
 
@@ -16,10 +16,31 @@ export type PreparedCall =
   /** `correction` is written for the model: what was wrong and how to call again. */
   | { ok: false; correction: string };
 
+/** A compiled schema: true when the data matches; `errors` then says why not. */
+export interface SchemaCheck {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
 /** A tool with its compiled schema; outside tools (MCP) are compiled where they are listed. */
 export interface CheckedTool {
   tool: Tool;
-  validate: ValidateFunction;
+  validate: SchemaCheck;
+}
+
+/**
+ * Compiles a built-in tool's schema at its first call: compiling all of them costs tens of
+ * milliseconds that start-up need not spend (test/builtin-tools.test.ts compiles every one).
+ */
+function compiledOnUse(ajv: () => Ajv, schema: Tool['inputSchema']): SchemaCheck {
+  let compiled: SchemaCheck | undefined;
+  const check: SchemaCheck = (data) => {
+    compiled ??= ajv().compile(schema);
+    const ok = compiled(data);
+    check.errors = compiled.errors;
+    return ok;
+  };
+  return check;
 }
 
 /**
@@ -30,14 +51,18 @@ export function createToolRegistry(
   tools: readonly Tool[],
   outside: () => readonly CheckedTool[] = () => [],
 ): ToolRegistry {
-  const ajv = new Ajv({ allErrors: true, strict: true });
+  let shared: Ajv | undefined;
+  const ajv = () => {
+    shared ??= new Ajv({ allErrors: true, strict: true });
+    return shared;
+  };
   const builtins = new Map<string, CheckedTool>();
   for (const tool of tools) {
     if (builtins.has(tool.name)) throw new Error(`two tools are named ${tool.name}`);
     if (tool.inputSchema.additionalProperties !== false) {
       throw new Error(`tool ${tool.name}: its input schema must set additionalProperties: false`);
     }
-    builtins.set(tool.name, { tool, validate: ajv.compile(tool.inputSchema) });
+    builtins.set(tool.name, { tool, validate: compiledOnUse(ajv, tool.inputSchema) });
   }
   const all = (): Map<string, CheckedTool> => {
     const extra = outside();

@@ -45,7 +45,7 @@ export async function startSteward(
   workspace: string,
   /** End-to-end encryption: off unless asked for, as the shared test bot's one device cannot start
    * anew with fresh keys in every test's fresh database. */
-  options: { encryption?: boolean; assistant?: Partial<AssistantDeps> } = {},
+  options: { encryption?: boolean; assistant?: Partial<AssistantDeps>; editIntervalMs?: number } = {},
 ): Promise<RunningSteward> {
   const log = createLogger(process.env.STEWARD_TEST_LOG ?? 'silent', [env.botToken]);
   const now = () => new Date();
@@ -80,7 +80,7 @@ export async function startSteward(
     owner: env.owner,
     db,
     log,
-    editIntervalMs: 150,
+    editIntervalMs: options.editIntervalMs ?? 150,
     typingEveryMs: 1000,
     pollMs: 1000,
     encryption: options.encryption ?? false,
