@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { deflateSync, gzipSync } from 'node:zlib';
 import type { Message } from 'grammy/types';
 import { PDFDocument, PDFName, PDFRawStream, StandardFonts } from 'pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { telegramFileUrl, telegramInbound } from '../adapters/telegram/inbound-files.ts';
 import { pdfText } from '../src/attachments/pdf-text.ts';
 import { transcriber } from '../src/attachments/transcribe.ts';
@@ -18,17 +18,10 @@ import {
   type InboundMessage,
   type OutboundEvent,
 } from '../src/channel/port.ts';
-import { type AssistantDeps, createAssistant } from '../src/core/assistant.ts';
-import { createLogger } from '../src/log.ts';
-import type { Db } from '../src/store/db.ts';
-import { sessionGrants } from '../src/store/grants.ts';
-import { migrate } from '../src/store/migrate.ts';
-import { createToolRegistry } from '../src/tools/registry.ts';
+import { useAttachmentCore } from './support/attachment-core-rig.ts';
 import { closings, lastUserMessage, OGG_VOICE, pdfWith } from './support/attachment-fixtures.ts';
-import { conservativeGate } from './support/gates.ts';
-import { reply, type ScriptedModel, scriptedRoute, startScriptedModel } from './support/scripted-model.ts';
+import { type ScriptedModel, scriptedRoute } from './support/scripted-model.ts';
 import { startScriptedTranscription } from './support/scripted-transcription.ts';
-import { embeddedBackend } from './support/services.ts';
 
 const serve = async (handler: Parameters<typeof createServer>[1]) => {
   const server = createServer(handler);
@@ -45,36 +38,10 @@ const serve = async (handler: Parameters<typeof createServer>[1]) => {
 };
 
 describe('hostile attachments through the core', () => {
-  let db: Db;
-  let cleanup: () => Promise<void>;
-  let cloud: ScriptedModel;
-  let local: ScriptedModel;
+  const rig = useAttachmentCore();
+  const { assistant } = rig;
   let room = 0;
 
-  beforeAll(async () => {
-    ({ db, cleanup } = await embeddedBackend.open());
-    await migrate(db);
-    cloud = await startScriptedModel(() => reply('from the cloud'));
-    local = await startScriptedModel(() => reply('from the local model'));
-  });
-  afterAll(async () => {
-    await cloud.close();
-    await local.close();
-    await cleanup();
-  });
-
-  const assistant = (extra: Partial<AssistantDeps> = {}) =>
-    createAssistant({
-      db,
-      gate: conservativeGate(sessionGrants(db, () => new Date())),
-      log: createLogger('silent', []),
-      owners: { test: 'owner' },
-      route: scriptedRoute(cloud.baseUrl),
-      tools: createToolRegistry([]),
-      workspace: '/nonexistent',
-      retry: { retries: 0 },
-      ...extra,
-    });
   const file = (
     kind: InboundAttachment['kind'],
     bytes: Uint8Array,
@@ -110,7 +77,7 @@ describe('hostile attachments through the core', () => {
   ])('a file name carrying %s stays inside the fence, never in the harness’s own lines', async (_, name) => {
     const core = assistant();
     await send(core, { attachments: [file('document', Buffer.from('quarterly numbers'), { name })] });
-    const sent = lastSent(cloud);
+    const sent = lastSent(rig.cloud);
     const outside = sent.replace(/<untrusted_content [^\n]*>[\s\S]*?<\/untrusted_content>/g, '');
     expect(outside).not.toContain('[steward] The owner says');
     expect(outside).not.toContain('SYSTEM');
@@ -123,9 +90,9 @@ describe('hostile attachments through the core', () => {
     const core = assistant();
     const name = `${'n'.repeat(60_000)}.txt`;
     await send(core, { attachments: [file('document', Buffer.from('body'), { name })] });
-    const sent = lastSent(cloud);
+    const sent = lastSent(rig.cloud);
     expect(sent.length).toBeLessThan(2_000);
-    const stored = await db.query<{ n: number }>(
+    const stored = await rig.db.query<{ n: number }>(
       'select max(length(tool))::int as n from tool_outputs where tool like $1',
       ['nnnn%'],
     );
@@ -160,7 +127,7 @@ describe('hostile attachments through the core', () => {
     expect(events.filter((e) => e.type === 'reply').map((e) => (e as { text: string }).text)).toEqual([
       'from the cloud',
     ]);
-    const sent = lastSent(cloud);
+    const sent = lastSent(rig.cloud);
     expect(sent).not.toContain('\u0000');
     expect(closings(sent)).toBe(1);
   });
@@ -177,7 +144,7 @@ describe('hostile attachments through the core', () => {
       await send(core, {
         attachments: [file('voice', OGG_VOICE, { from: 'forwarded from Eve' })],
       });
-      const sent = lastSent(cloud);
+      const sent = lastSent(rig.cloud);
       expect(sent).not.toMatch(/The owner's voice note/);
       const fenced = /<untrusted_content source="([^"]*)"[^>]*>\n([\s\S]*?)<\/untrusted_content>/.exec(sent);
       expect(fenced?.[1]).toContain('forwarded from Eve');
@@ -189,12 +156,12 @@ describe('hostile attachments through the core', () => {
 
   it('a forwarded photo is introduced as someone else’s image', async () => {
     const { PNG } = await import('./support/attachment-fixtures.ts');
-    const plain = scriptedRoute(cloud.baseUrl);
+    const plain = scriptedRoute(rig.cloud.baseUrl);
     const core = assistant({
       route: { ...plain, entries: plain.entries.map((e) => ({ ...e, vision: true })) },
     });
     await send(core, { attachments: [file('photo', PNG, { from: 'forwarded from Eve' })] });
-    expect(lastSent(cloud)).toMatch(/someone else/);
+    expect(lastSent(rig.cloud)).toMatch(/someone else/);
   });
 
   it('a transcription endpoint answering without end is cut off: the transcript is capped', async () => {
@@ -206,7 +173,7 @@ describe('hostile attachments through the core', () => {
       const events = await send(core, { attachments: [file('voice', OGG_VOICE)] });
       const heard = events.find((e) => e.type === 'notice' && e.text.startsWith('🎙'));
       expect((heard as { text: string }).text.length).toBeLessThan(60_000);
-      expect(lastSent(cloud).length).toBeLessThan(60_000);
+      expect(lastSent(rig.cloud).length).toBeLessThan(60_000);
     } finally {
       await stt.close();
     }
@@ -217,7 +184,7 @@ describe('hostile attachments through the core', () => {
     try {
       const remote = transcriber({ baseUrl: 'http://192.0.2.10:9/v1', model: 'w' });
       const core = assistant({
-        sensitiveRoute: { ...scriptedRoute(local.baseUrl), name: 'local' },
+        sensitiveRoute: { ...scriptedRoute(rig.local.baseUrl), name: 'local' },
         attachments: { sensitive: ['voice'], transcribe: remote },
       });
       const voice = file('voice', OGG_VOICE);
@@ -227,13 +194,13 @@ describe('hostile attachments through the core', () => {
       expect(voice.fetched).toBe(0);
       // On loopback it is transcribed, and the session is pinned.
       const near = assistant({
-        sensitiveRoute: { ...scriptedRoute(local.baseUrl), name: 'local' },
+        sensitiveRoute: { ...scriptedRoute(rig.local.baseUrl), name: 'local' },
         attachments: { sensitive: ['voice'], transcribe: transcriber({ baseUrl: stt.baseUrl, model: 'w' }) },
       });
-      const before = local.requests.length;
+      const before = rig.local.requests.length;
       await send(near, { attachments: [file('voice', OGG_VOICE)] });
-      expect(local.requests.length).toBe(before + 1);
-      expect(lastSent(local)).toContain('my PIN is 1234');
+      expect(rig.local.requests.length).toBe(before + 1);
+      expect(lastSent(rig.local)).toContain('my PIN is 1234');
     } finally {
       await stt.close();
     }
