@@ -2,6 +2,7 @@
 // late), with the platform's message ids or why it did not arrive. Core writes it; adapters only
 // report through the `Delivery` a sink returns.
 import type { Db, Queryable } from './db.ts';
+import { storableText } from './storable.ts';
 
 export type DeliveryKind = 'reply' | 'digest' | 'late_reply';
 
@@ -39,8 +40,8 @@ export async function recordDelivery(q: Queryable, row: DeliveryRecord): Promise
       row.turnId ?? null,
       row.delivered ? 'delivered' : 'failed',
       JSON.stringify(row.messageIds),
-      row.delivered ? null : (row.error ?? 'the channel did not confirm delivery'),
-      row.delivered ? null : (row.body ?? null),
+      row.delivered ? null : storableText(row.error ?? 'the channel did not confirm delivery'),
+      row.delivered || row.body == null ? null : storableText(row.body),
     ],
   );
   return result.rows[0]?.id as number;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { GrantKey } from '../permissions/gate.ts';
 import { approves, asLayer, type Decision, type Layer } from '../permissions/vocabulary.ts';
 import type { Db, Queryable } from './db.ts';
+import { storableJson, storableText } from './storable.ts';
 
 export type { Decision };
 export type RequestStatus = 'pending' | 'approved' | 'denied' | 'expired';
@@ -103,12 +104,12 @@ export function permissionRequests(db: Db) {
           input.turnId,
           input.callId,
           input.tool,
-          JSON.stringify(input.args),
-          input.canonical,
+          storableJson(input.args),
+          storableText(input.canonical),
           input.score,
           input.layer,
-          input.rationale,
-          input.grant === null ? null : JSON.stringify(input.grant),
+          storableText(input.rationale),
+          input.grant === null ? null : storableJson(input.grant),
           input.expiresAt,
         ],
       );
