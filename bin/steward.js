@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import module from 'node:module';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 
 // steward runs its TypeScript sources directly, which needs Node's built-in type stripping (22.18+).
 if (!process.features.typescript) {
@@ -39,10 +41,14 @@ if (
     ...process.argv.slice(1),
   ]);
 }
-// Compiled code and stripped TypeScript are kept on disk (NODE_COMPILE_CACHE, else a folder in the
-// system's temp dir) and checked against each file's contents: a start after the first skips most
-// of the work of loading about 200 modules.
-module.enableCompileCache?.();
+// Compiled code and stripped TypeScript are kept on disk and checked against each file's contents:
+// a start after the first skips most of the work of loading about 200 modules. The cache is code
+// this process will run, so it lives in the user's own cache folder (NODE_COMPILE_CACHE, else
+// $XDG_CACHE_HOME or ~/.cache), never in the shared temp folder where another local user could
+// plant entries.
+const cacheHome = process.env.XDG_CACHE_HOME || (homedir() ? join(homedir(), '.cache') : '');
+if (process.env.NODE_COMPILE_CACHE) module.enableCompileCache?.();
+else if (cacheHome) module.enableCompileCache?.(join(cacheHome, 'steward', 'compile-cache'));
 const { runCli } = await import('../cli/main.ts');
 mark('cli loaded');
 process.exitCode = await runCli(process.argv.slice(2));
