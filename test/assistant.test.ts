@@ -74,7 +74,7 @@ describe('assistant over a real store and the scripted model', () => {
     ).toBe('Hello!');
     // The port says where the turn starts and ends; the reply is its last word.
     expect(events[0]).toMatchObject({ type: 'turn_started' });
-    expect(events.at(-2)).toEqual({ type: 'reply', text: 'Hello!' });
+    expect(events.at(-2)).toEqual({ type: 'reply', text: 'Hello!', step: 1 });
     expect(events.at(-1)).toMatchObject({ type: 'turn_ended', status: 'answered' });
     const session = await sessionLog(db).open('test', 'r1');
     expect((await sessionLog(db).events(session.id)).map((e) => e.data.kind)).toEqual([
@@ -112,7 +112,7 @@ describe('assistant over a real store and the scripted model', () => {
     expect((failed[0] as { text: string }).text).toContain(`${model.baseUrl}/chat/completions`);
 
     const next = await collect((sink) => assistant().handle(from('owner-1', 'what did I say first?'), sink));
-    expect(next.at(-2)).toEqual({ type: 'reply', text: 'I remember: you said hello.' });
+    expect(next.at(-2)).toEqual({ type: 'reply', text: 'I remember: you said hello.', step: 1 });
     // The history comes from the log: the earlier exchange and the kept message are both sent.
     expect(lastMessages(model).slice(1)).toEqual([
       { role: 'user', content: 'hello' },

@@ -8,7 +8,12 @@ import { withRateLimit } from './rate-limit.ts';
 import { editContent, type MessageContent, type TextContent } from './render.ts';
 
 export interface MatrixOps {
-  send(room: string, content: MessageContent | TextContent): Promise<string>;
+  /**
+   * Posts a message. With `key` the transaction id is derived from it instead of drawn at random:
+   * the homeserver answers a second send under the same key (even from a later process on the
+   * same device) with the first event, instead of posting it twice.
+   */
+  send(room: string, content: MessageContent | TextContent, key?: string): Promise<string>;
   /** Replaces an earlier message's content (m.replace). */
   edit(room: string, eventId: string, content: MessageContent | TextContent): Promise<string>;
   react(room: string, eventId: string, key: string): Promise<string>;
@@ -96,7 +101,7 @@ export function matrixOps(
       throw new PlaintextRefusedError(`${room} is end-to-end encrypted and cannot be written to in clear`);
     return m;
   };
-  const sendEvent = async (what: string, room: string, type: string, content: object) => {
+  const sendEvent = async (what: string, room: string, type: string, content: object, key?: string) => {
     let [eventType, body] = [type, content];
     if ((await mode(room)) === 'encrypted') {
       const crypto = client.crypto as NonNullable<MatrixClient['crypto']>;
@@ -104,7 +109,8 @@ export function matrixOps(
     }
     // One transaction id for every try: a send whose answer was lost (the homeserver restarted,
     // the connection reset) is the same event to the homeserver when tried again, not a second one.
-    const path = `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/${encodeURIComponent(eventType)}/${randomUUID()}`;
+    const txn = key === undefined ? randomUUID() : `steward.${key}`;
+    const path = `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/send/${encodeURIComponent(eventType)}/${encodeURIComponent(txn)}`;
     return call(
       what,
       async () => ((await client.doRequest('PUT', path, null, body)) as { event_id: string }).event_id,
@@ -112,7 +118,7 @@ export function matrixOps(
     );
   };
   return {
-    send: (room, content) => sendEvent('send', room, 'm.room.message', content),
+    send: (room, content, key) => sendEvent('send', room, 'm.room.message', content, key),
     edit: (room, eventId, content) =>
       sendEvent('edit', room, 'm.room.message', editContent(eventId, content)),
     react: (room, eventId, key) =>

@@ -38,6 +38,8 @@ interface Stream {
   queued: boolean;
   /** Its first flush was asked for: that one goes at once, later edits wait for the interval. */
   begun: boolean;
+  /** The model step whose text it shows, when the core said. */
+  step?: number;
 }
 
 /** Outputs larger than this are not uploaded; the ref still pages them back. */
@@ -60,6 +62,7 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
   };
 
   let stream: Stream = { text: '', sent: [], queued: false, begun: false };
+  const turn = { id: undefined as string | undefined, recovered: false };
   const activity = { eventId: undefined as string | undefined, lines: new Map<string, string>(), shown: '' };
   let timer: NodeJS.Timeout | undefined;
 
@@ -67,8 +70,15 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
     const parts = s.text.trim() === '' ? [] : splitMessage(s.text);
     for (const [i, part] of parts.entries()) {
       const sent = s.sent[i];
-      if (!sent) s.sent.push({ eventId: await ops.send(room, textContent(part)), text: part });
-      else if (sent.text !== part) {
+      if (!sent) {
+        // Keyed by turn, step and part: the same part sent again by a later process (the turn
+        // resumed after a crash) is the message the owner already has, not a second one.
+        const key = turn.id !== undefined && s.step !== undefined ? `${turn.id}.${s.step}.${i}` : undefined;
+        const eventId = await ops.send(room, textContent(part), key);
+        // What an earlier process showed under that key may be older text: make it this text.
+        if (key !== undefined && turn.recovered) await ops.edit(room, eventId, textContent(part));
+        s.sent.push({ eventId, text: part });
+      } else if (sent.text !== part) {
         await ops.edit(room, sent.eventId, textContent(part));
         sent.text = part;
       }
@@ -122,10 +132,17 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
   return async (event: OutboundEvent) => {
     switch (event.type) {
       case 'text_delta':
+        // A later step's text is a message of its own (its key names that step).
+        if (event.step !== undefined && stream.step !== undefined && event.step !== stream.step)
+          void endStream();
+        stream.step ??= event.step;
         stream.text += event.text;
         schedule();
         return;
       case 'reply': {
+        if (event.step !== undefined && stream.step !== undefined && event.step !== stream.step)
+          void endStream();
+        stream.step ??= event.step;
         stream.text = event.text.trim() === '' && stream.sent.length === 0 ? '(no answer)' : event.text;
         const shown = stream;
         const ok = await endStream();
@@ -169,6 +186,9 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
         void enqueue('send an output file', () => sendOutputFile(deps, room, event.ref));
         return;
       case 'turn_started':
+        turn.id = event.turnId;
+        turn.recovered = event.recovered === true;
+        return;
       case 'turn_ended':
         return;
       default:

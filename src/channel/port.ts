@@ -74,12 +74,21 @@ export class AttachmentTooLarge extends Error {
  * final answer; `text_delta` streams it (and any text of earlier steps) as it is written.
  */
 export type OutboundEvent =
-  /** The core starts (or resumes) working on a turn; everything until `turn_ended` belongs to it. */
-  | { type: 'turn_started'; turnId: string }
+  /**
+   * The core starts (or resumes) working on a turn; everything until `turn_ended` belongs to it.
+   * `recovered`: a restart or a failure cut the turn off, so an earlier process may already have
+   * shown part of what follows (see `step`).
+   */
+  | { type: 'turn_started'; turnId: string; recovered?: boolean }
   /** The core stopped working on the turn: answered, parked on a question, failed, or interrupted. */
   | { type: 'turn_ended'; turnId: string; status: TurnEndStatus }
-  | { type: 'text_delta'; text: string }
-  | { type: 'reply'; text: string }
+  /**
+   * `step` numbers the model calls of a turn from 1: the same step streamed again after a restart,
+   * and the answer of that step sent from the log, carry the same number, so a channel whose
+   * platform takes an idempotency key can make a second send of it the same message.
+   */
+  | { type: 'text_delta'; text: string; step?: number }
+  | { type: 'reply'; text: string; step?: number }
   | { type: 'notice'; level: 'info' | 'error'; text: string }
   | { type: 'tool_started'; callId: string; tool: string; args: string }
   | { type: 'tool_finished'; callId: string; tool: string; ok: boolean; durationMs: number }

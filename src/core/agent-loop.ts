@@ -27,7 +27,11 @@ const RESEARCH_COERCION =
  * crash) and carry on later from the log alone.
  */
 export async function driveTurn(deps: LoopDeps, turn: TurnContext): Promise<TurnStatus> {
-  await turn.sink({ type: 'turn_started', turnId: turn.turnId });
+  await turn.sink(
+    turn.recovered
+      ? { type: 'turn_started', turnId: turn.turnId, recovered: true }
+      : { type: 'turn_started', turnId: turn.turnId },
+  );
   const status = await runTurn(deps, turn);
   await turn.sink({ type: 'turn_ended', turnId: turn.turnId, status });
   return status;
@@ -43,7 +47,7 @@ async function runTurn(deps: LoopDeps, turn: TurnContext): Promise<TurnStatus> {
     if (state.ended) return 'ended';
     // An answer in the log ends the turn, whether it was just written or a restart cut it off.
     if (state.answered) {
-      if (!needsEvidence(state)) return finish(deps, turn, log, state.lastText);
+      if (!needsEvidence(state)) return finish(deps, turn, log, state.lastText, state.steps.length);
       await log.append({ kind: 'harness_note', text: RESEARCH_COERCION });
       continue;
     }
@@ -81,7 +85,7 @@ async function modelStep(
   const route = routeFor(deps, log.events);
   const tools =
     directive === 'final' ? undefined : offeredTools(deps.tools.specs(), deps.outside, log.events);
-  const { text, calls, failure, model } = await consume(deps, turn, route, {
+  const { text, calls, failure, model } = await consume(deps, turn, route, step, {
     messages,
     tools,
     effort: effortAfter(state.lastOutcome),
@@ -116,11 +120,17 @@ function needsEvidence(state: TurnState): boolean {
  * channel is back (late-replies.ts). A reply the channel refuses still ends the turn; the refusal
  * goes to the caller.
  */
-async function finish(deps: LoopDeps, turn: TurnContext, log: TurnLog, text: string): Promise<TurnStatus> {
+async function finish(
+  deps: LoopDeps,
+  turn: TurnContext,
+  log: TurnLog,
+  text: string,
+  step: number,
+): Promise<TurnStatus> {
   let delivery: Delivery = { delivered: false, messageIds: [] };
   let error: string | undefined;
   try {
-    delivery = (await turn.sink({ type: 'reply', text })) ?? { delivered: true, messageIds: [] };
+    delivery = (await turn.sink({ type: 'reply', text, step })) ?? { delivered: true, messageIds: [] };
   } catch (thrown) {
     error = (thrown as Error).message;
     throw thrown;
@@ -156,6 +166,7 @@ async function consume(
   deps: LoopDeps,
   turn: TurnContext,
   route: Route,
+  step: number,
   request: Parameters<typeof streamRoute>[1],
 ): Promise<{ text: string; calls: ToolCall[]; failure?: string; model: string }> {
   let text = '';
@@ -166,7 +177,7 @@ async function consume(
     if (event.type === 'model') model = event.entry.model;
     else if (event.type === 'text_delta') {
       text += event.text;
-      await turn.sink({ type: 'text_delta', text: event.text });
+      await turn.sink({ type: 'text_delta', text: event.text, step });
     } else if (event.type === 'tool_call') calls.push(event.call);
     else if (event.type === 'error') failure = event.message;
   }

@@ -45,14 +45,21 @@ export interface Core {
 export const UNATTENDED_SENDER = 'steward';
 
 /** Drives a turn of the session; the caller is already inside the session's room queue. */
+/** How a turn is driven: unattended (a digest), and whether a restart or a failure cut it off before. */
+export interface DriveMode {
+  unattended: boolean;
+  recovered?: boolean;
+}
+
 export function driveIn(
   core: Core,
   session: Session,
   turnId: string,
   sink: ReplySink,
-  unattended: boolean,
+  how: DriveMode,
   signal: AbortSignal,
 ): Promise<TurnStatus> {
+  const { unattended } = how;
   // A digest's sink posts to its target room: notices for the owner go to the owner's room instead.
   const notice = unattended
     ? (text: string) => core.owner.notify(text)
@@ -65,6 +72,7 @@ export function driveIn(
     turnId,
     sink,
     unattended,
+    recovered: how.recovered === true,
     signal,
   }).finally(() => core.driving.delete(turnId));
 }
@@ -78,7 +86,7 @@ export function driveQueued(
   unattended = false,
 ): Promise<TurnStatus> {
   return core.runner.inRoom(session.channel, session.room, (signal) =>
-    driveIn(core, session, turnId, sink, unattended, signal),
+    driveIn(core, session, turnId, sink, { unattended }, signal),
   );
 }
 

@@ -127,7 +127,7 @@ async function driveOrTell(
   signal: AbortSignal,
 ): Promise<void> {
   try {
-    await driveIn(core, session, turnId, sink, false, signal);
+    await driveIn(core, session, turnId, sink, { unattended: false }, signal);
   } catch (error) {
     // The message is in the log and the platform was told so: failing here would only make it
     // deliver the message again. The turn stays open and the sweeper resumes it once it can.
@@ -162,6 +162,6 @@ export async function runUnattended(
       { kind: 'user_message', text: input.text, sender: UNATTENDED_SENDER },
       turnId,
     );
-    return driveIn(core, session, turnId, sink, true, signal);
+    return driveIn(core, session, turnId, sink, { unattended: true }, signal);
   });
 }

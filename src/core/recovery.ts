@@ -40,7 +40,7 @@ export async function queueRecovery(
       if (core.driving.has(turnId) || !(await stillOpen(core, turnId))) return;
       core.log.info({ sessionId, turnId }, 'resuming a turn that was cut off');
       await sink({ type: 'notice', level: 'info', text: notice });
-      await driveIn(core, session, turnId, sink, unattended, signal);
+      await driveIn(core, session, turnId, sink, { unattended, recovered: true }, signal);
     });
     resumed.push(turn.catch((error: Error) => core.log.warn(`could not resume a turn: ${error.message}`)));
   }
@@ -66,7 +66,7 @@ export async function resumeStranded(
     );
     core.log.info({ sessionId: session.id, turnId }, 'finishing a cut-off turn before the next message');
     await sink({ type: 'notice', level: 'info', text: 'Finishing a turn that a failure cut off.' });
-    await driveIn(core, session, turnId, sink, unattended, signal);
+    await driveIn(core, session, turnId, sink, { unattended, recovered: true }, signal);
   }
 }
 
@@ -103,7 +103,7 @@ export async function expireOverdue(core: Core, outbox: Outbox): Promise<number>
         level: 'info',
         text: `No answer in time, so ${request.tool} was not run.`,
       });
-      await driveIn(core, session, request.turnId, sink, false, signal);
+      await driveIn(core, session, request.turnId, sink, { unattended: false }, signal);
     });
   }
   return expired;

@@ -54,6 +54,8 @@ export interface TurnContext {
   sink: ReplySink;
   /** No owner is there to ask (scheduled digests): "ask" becomes a denial with a rewrite hint. */
   unattended: boolean;
+  /** A restart or a failure cut the turn off before (told to the channel with `turn_started`). */
+  recovered?: boolean;
   /** Aborted when steward stops: the turn ends where it stands and resumes at the next start. */
   signal: AbortSignal;
 }
