@@ -152,7 +152,7 @@ describe('spend caps over a real store', () => {
       text: "Today's cap is now $3.00 (until 00:00 UTC; budget.daily_usd applies again tomorrow).",
     });
     const after = await say(a, 'now?');
-    expect(after.filter((e) => e.type === 'reply')).toEqual([{ type: 'reply', text: 'ok' }]);
+    expect(after.filter((e) => e.type === 'reply')).toEqual([{ type: 'reply', text: 'ok', step: 1 }]);
     expect(model.requests.length).toBe(calls + 1);
   });
 
@@ -170,7 +170,7 @@ describe('spend caps over a real store', () => {
     });
     for (let i = 0; i < 3; i++) {
       const events = await say(free, `free ${i}`);
-      expect(events.filter((e) => e.type === 'reply')).toEqual([{ type: 'reply', text: 'ok' }]);
+      expect(events.filter((e) => e.type === 'reply')).toEqual([{ type: 'reply', text: 'ok', step: 1 }]);
     }
   });
 

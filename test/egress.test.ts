@@ -238,7 +238,7 @@ describe('a fenced page cannot make steward send its environment anywhere', () =
     // The page was fenced, the jailed env had no secret, and /proc was refused.
     expect(sent).toContain('untrusted_content');
     expect(sent).toMatch(/Refused by policy/);
-    expect(events.at(-2)).toEqual({ type: 'reply', text: 'I could not send it.' });
+    expect(events.at(-2)).toEqual({ type: 'reply', text: 'I could not send it.', step: 5 });
   }, 60_000);
 
   it('with nobody there (a digest): the fetch is refused outright', async () => {

@@ -65,7 +65,9 @@ describe.skipIf(!pgServer)('a turn the database drops mid-way', () => {
       await waitFor(() => seen.some((e) => e.type === 'reply'), 'the resumed answer', 20_000);
       await new Promise((r) => setTimeout(r, 1000));
       await a.idle();
-      expect(seen.filter((e) => e.type === 'reply')).toEqual([{ type: 'reply', text: 'Kept and answered.' }]);
+      expect(seen.filter((e) => e.type === 'reply')).toEqual([
+        { type: 'reply', text: 'Kept and answered.', step: 1 },
+      ]);
       const ended = await db.query<{ n: number }>(
         "select count(*)::int as n from session_events where kind = 'turn_ended'",
       );
