@@ -1,5 +1,6 @@
 // A shell command as segments: the scan (shell-scan.ts) rewrites what shell-quote cannot read, then
-// one shell-quote parse yields words and operators, split here at every && || ; | & ( ) and newline.
+// one shell-quote reading (shell-tokens.ts for the common shapes, shell-quote itself for the rest)
+// yields words and operators, split here at every && || ; | & ( ) and newline.
 // Substitutions become extra segments, so what runs inside them is judged too.
 import { parse } from 'shell-quote';
 import {
@@ -13,6 +14,7 @@ import {
   VAR_OPEN,
 } from './shell-marks.ts';
 import { scanCommand } from './shell-scan.ts';
+import { quickTokens } from './shell-tokens.ts';
 
 export interface Redirect {
   op: string;
@@ -61,7 +63,7 @@ export function parseCommand(command: string): ParsedCommand {
     scan.inner.length > 0 ? [scan.text, ...scan.inner].join(` ; ${SUBSTITUTION_MARK} ; `) : scan.text;
   let entries: Entry[];
   try {
-    entries = parse(text);
+    entries = quickTokens(text) ?? parse(text);
   } catch {
     scan.opaque.push('a command the parser could not read');
     entries = text.split(/[\s;&|<>()]+/).filter((w) => w !== '');
