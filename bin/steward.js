@@ -13,8 +13,11 @@ if (!process.features.typescript) {
 }
 // A long-running command keeps V8's young generation small (1 MiB semi-spaces instead of 16):
 // a bot's allocations are small and short-lived, and the default young generation alone holds
-// about 20 MiB of RSS. V8 reads the flag only at start-up, so the process replaces itself once
-// (same pid, stdio and environment) with it.
+// about 20 MiB of RSS. The old generation grows by at most half at a time: a turn reads its
+// session's log, so a long session makes garbage in proportion, and V8's default growth (up to 4x)
+// sizes the heap for that garbage and keeps it (RSS after 1,000 turns of one chat 153 MiB against
+// 228 without the flag; the live heap stays about 16 MiB either way). V8 reads these flags only at
+// start-up, so the process replaces itself once (same pid, stdio and environment) with them.
 const LONG_RUNNING = new Set(['start', 'chat', 'sandboxd']);
 /** @param {string} stage */
 const mark = (stage) => {
@@ -37,6 +40,7 @@ if (
   process.execve(process.execPath, [
     process.execPath,
     '--max-semi-space-size=1',
+    '--heap-growing-percent=50',
     ...process.execArgv,
     ...process.argv.slice(1),
   ]);
