@@ -121,6 +121,12 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
     return done;
   };
 
+  /** A later step's text is a message of its own (its send key names that step). */
+  const enterStep = (step: number | undefined) => {
+    if (step !== undefined && stream.step !== undefined && step !== stream.step) void endStream();
+    stream.step ??= step;
+  };
+
   const notice = (text: string, level: 'info' | 'error' = 'info') =>
     enqueue('send a notice', async () =>
       ops.send(await deps.privateRoom.ensure(), {
@@ -132,17 +138,12 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
   return async (event: OutboundEvent) => {
     switch (event.type) {
       case 'text_delta':
-        // A later step's text is a message of its own (its key names that step).
-        if (event.step !== undefined && stream.step !== undefined && event.step !== stream.step)
-          void endStream();
-        stream.step ??= event.step;
+        enterStep(event.step);
         stream.text += event.text;
         schedule();
         return;
       case 'reply': {
-        if (event.step !== undefined && stream.step !== undefined && event.step !== stream.step)
-          void endStream();
-        stream.step ??= event.step;
+        enterStep(event.step);
         stream.text = event.text.trim() === '' && stream.sent.length === 0 ? '(no answer)' : event.text;
         const shown = stream;
         const ok = await endStream();

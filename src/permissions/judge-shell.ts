@@ -77,14 +77,7 @@ export function judgeShell(command: string, workspace: string): Verdict {
       canonical,
     };
   }
-  return safely(command, resolved(workspace)).verdict;
-}
-
-let lastWorkspace = { given: '', resolved: '' };
-/** path.resolve, remembered for the last workspace (it is the same on every call). */
-function resolved(workspace: string): string {
-  if (lastWorkspace.given !== workspace) lastWorkspace = { given: workspace, resolved: resolve(workspace) };
-  return lastWorkspace.resolved;
+  return safely(command, resolve(workspace)).verdict;
 }
 
 /**

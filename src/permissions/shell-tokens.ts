@@ -1,5 +1,6 @@
 // shell-quote's reading of the commands most shell calls are (words, quotes, backslashes and
-// operators over printable ASCII), in one pass without building a regular expression per call.
+// operators over printable ASCII), by a plain scan instead of the regular expression shell-quote
+// builds on every call.
 // Anything it does not model (`$`, `#`, a newline, an unclosed quote, other characters) is left
 // to shell-quote itself: `quickTokens` answers undefined and the caller parses as before. A
 // property test holds it to shell-quote's own output, so the two never read a command apart.
