@@ -19,24 +19,13 @@ if (!process.features.typescript) {
 // 228 without the flag; the live heap stays about 16 MiB either way). V8 reads these flags only at
 // start-up, so the process replaces itself once (same pid, stdio and environment) with them.
 const LONG_RUNNING = new Set(['start', 'chat', 'sandboxd']);
-/** @param {string} stage */
-const mark = (stage) => {
-  // STEWARD_DEBUG_TIMING: see cli/startup-timing.ts.
-  if (process.env.STEWARD_DEBUG_TIMING)
-    process.stderr.write(
-      `steward timing: ${(performance.timeOrigin + performance.now()).toFixed(1)} ${stage}\n`,
-    );
-};
-mark(
-  process.execArgv.some((arg) => arg.startsWith('--max-semi-space-size'))
-    ? 'node ready (re-exec)'
-    : 'node ready',
-);
-if (
-  LONG_RUNNING.has(process.argv[2] ?? '') &&
-  !process.execArgv.some((arg) => arg.startsWith('--max-semi-space-size')) &&
-  typeof process.execve === 'function'
-) {
+const reExecuted = process.execArgv.some((arg) => arg.startsWith('--max-semi-space-size'));
+// The timing marks (cli/startup-timing.ts) load only when asked for.
+const mark = process.env.STEWARD_DEBUG_TIMING
+  ? (await import('../cli/startup-timing.ts')).stageMarks(process.env, process.stderr)
+  : () => {};
+mark(reExecuted ? 'node ready (re-exec)' : 'node ready');
+if (LONG_RUNNING.has(process.argv[2] ?? '') && !reExecuted && typeof process.execve === 'function') {
   process.execve(process.execPath, [
     process.execPath,
     '--max-semi-space-size=1',
@@ -49,10 +38,11 @@ if (
 // a start after the first skips most of the work of loading about 200 modules. The cache is code
 // this process will run, so it lives in the user's own cache folder (NODE_COMPILE_CACHE, else
 // $XDG_CACHE_HOME or ~/.cache), never in the shared temp folder where another local user could
-// plant entries.
-const cacheHome = process.env.XDG_CACHE_HOME || (homedir() ? join(homedir(), '.cache') : '');
-if (process.env.NODE_COMPILE_CACHE) module.enableCompileCache?.();
-else if (cacheHome) module.enableCompileCache?.(join(cacheHome, 'steward', 'compile-cache'));
+// plant entries. Node turns the cache on by itself when NODE_COMPILE_CACHE is set.
+const home = homedir();
+const cacheHome = process.env.XDG_CACHE_HOME || (home ? join(home, '.cache') : '');
+if (!process.env.NODE_COMPILE_CACHE && cacheHome)
+  module.enableCompileCache?.(join(cacheHome, 'steward', 'compile-cache'));
 const { runCli } = await import('../cli/main.ts');
 mark('cli loaded');
 process.exitCode = await runCli(process.argv.slice(2));

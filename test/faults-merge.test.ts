@@ -1,7 +1,7 @@
 // FAULTS_MERGE: a run of some fault scenarios replaces only their rows in the committed results.
 import { describe, expect, it } from 'vitest';
 import { mergeResults, type Results } from '../bench/faults/merge.ts';
-import type { Row } from '../bench/faults/tally.ts';
+import { type Row, replyRow } from '../bench/faults/tally.ts';
 
 const row = (scenario: string, step?: string, replies = 1): Row => ({
   scenario,
@@ -47,5 +47,35 @@ describe('mergeResults', () => {
   it('without earlier results, the run is the results', () => {
     const now = results([row('x', 'a')]);
     expect(mergeResults(undefined, now)).toBe(now);
+  });
+});
+
+describe('replyRow', () => {
+  it('counts from the platform texts: one duplicate, one loss, latencies of the replies seen', () => {
+    const got = replyRow({
+      scenario: 's',
+      runs: 2,
+      texts: ['answer A', 'answer A again', 'unrelated'],
+      expected: ['answer A', 'answer B'],
+      sent: new Map([
+        ['answer A', 1000],
+        ['answer B', 1000],
+      ]),
+      seen: new Map([['answer A', 1250]]),
+      markFile: '/nonexistent/mark-file',
+      notes: 'injected: x',
+    });
+    expect(got).toEqual({
+      scenario: 's',
+      runs: 2,
+      messages: 2,
+      replies: 1,
+      duplicates: 1,
+      losses: 1,
+      doubleRuns: 0,
+      p50Ms: 250,
+      p95Ms: 250,
+      notes: 'injected: x; lost: answer B',
+    });
   });
 });

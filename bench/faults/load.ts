@@ -8,7 +8,7 @@ import { freshDatabase, query } from './db.ts';
 import { dumpScenario } from './dump.ts';
 import type { Fault } from './fault-proxy.ts';
 import { answerText, DIGEST_PROMPT } from './model.ts';
-import { countReplies, markRuns, percentile, type Row } from './tally.ts';
+import { type Row, replyRow } from './tally.ts';
 import { awaitReplies, OWNER, sleep, telegramRig } from './telegram-rig.ts';
 
 const DIGESTS = ['d1', 'd2', 'd3', 'd4', 'd5'];
@@ -68,20 +68,16 @@ export async function loadWithDigests(pg: PrivatePostgres, messages: number): Pr
       )[0]?.n ?? 0;
     while (Date.now() < deadline && (await posted()) < DIGESTS.length) await sleep(500);
     await sleep(3000);
-    const counted = countReplies(rig.texts(), expected);
-    const ms = [...sent].flatMap(([k, t]) => (seen.has(k) ? [(seen.get(k) as number) - t] : []));
-    const turns: Row = {
+    const turns = replyRow({
       scenario: `load: ${messages} messages at once + ${DIGESTS.length} digests in one minute, 429 on every 3rd send/edit`,
       runs: 1,
-      messages: expected.length,
-      replies: counted.replies,
-      duplicates: counted.duplicates,
-      losses: counted.losses,
-      doubleRuns: markRuns(rig.markFile).doubles,
-      p50Ms: percentile(ms, 50),
-      p95Ms: percentile(ms, 95),
-      notes: `injected: ${JSON.stringify(rig.proxy?.injected ?? {})}${counted.lost.length ? `; lost: ${counted.lost.join(' / ')}` : ''}`,
-    };
+      texts: rig.texts(),
+      expected,
+      sent,
+      seen,
+      markFile: rig.markFile,
+      notes: `injected: ${JSON.stringify(rig.proxy?.injected ?? {})}`,
+    });
     const runs = await query<{ digest: string; outcome: string; n: number }>(
       dbUrl,
       'select schedule_id as digest, outcome, count(*)::int as n from digest_runs group by 1, 2 order by 1, 2',

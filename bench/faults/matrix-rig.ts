@@ -11,6 +11,7 @@ import { tempDir } from '../../test/support/services.ts';
 import { type PrivateSynapse, privateSynapse, type SynapseOptions } from './matrix-synapse.ts';
 import { type FaultModelOptions, faultModel } from './model.ts';
 import { type StewardProcess, startSteward } from './steward-process.ts';
+import { awaitTexts } from './tally.ts';
 
 const MARK_SERVER = resolve(import.meta.dirname, 'mark-server.ts');
 const OWNER = '@owner:localhost';
@@ -192,19 +193,10 @@ export async function awaitMatrixReplies(
   timeoutMs: number,
   seenAt?: Map<string, number>,
 ): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const look = async () => {
     await rig.refresh();
     await rig.answerQuestions();
-    const texts = rig.texts();
-    let all = true;
-    for (const want of expected) {
-      if (texts.some((t) => t.includes(want))) {
-        if (seenAt && !seenAt.has(want)) seenAt.set(want, Date.now());
-      } else all = false;
-    }
-    if (all) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(200);
-  }
+    return rig.texts();
+  };
+  return awaitTexts(look, expected, timeoutMs, 200, seenAt);
 }

@@ -5,7 +5,7 @@ import { freshDatabase } from './db.ts';
 import { seeded } from './fault-proxy.ts';
 import { awaitMatrixReplies, type MatrixRig, matrixRig } from './matrix-rig.ts';
 import { answerText } from './model.ts';
-import { countReplies, markRuns, percentile, type Row } from './tally.ts';
+import { type Row, replyRow } from './tally.ts';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -18,23 +18,15 @@ const tally = (): Tally => ({ expected: [], sent: new Map(), seen: new Map() });
 
 async function row(scenario: string, runs: number, rig: MatrixRig, t: Tally, notes?: string): Promise<Row> {
   await rig.refresh();
-  const counted = countReplies(rig.texts(), t.expected);
   if (process.env.FAULTS_DEBUG) console.error(JSON.stringify(rig.texts(), null, 1));
-  const ms = [...t.sent].flatMap(([k, at]) => (t.seen.has(k) ? [(t.seen.get(k) as number) - at] : []));
-  const lost = counted.lost.length ? `lost: ${counted.lost.join(' / ')}` : '';
-  const said = [notes, lost].filter(Boolean).join('; ');
-  return {
+  return replyRow({
     scenario,
     runs,
-    messages: t.expected.length,
-    replies: counted.replies,
-    duplicates: counted.duplicates,
-    losses: counted.losses,
-    doubleRuns: markRuns(rig.markFile).doubles,
-    p50Ms: percentile(ms, 50),
-    p95Ms: percentile(ms, 95),
-    ...(said ? { notes: said } : {}),
-  };
+    texts: rig.texts(),
+    ...t,
+    markFile: rig.markFile,
+    ...(notes ? { notes } : {}),
+  });
 }
 
 async function send(rig: MatrixRig, t: Tally, k: number) {

@@ -49,6 +49,65 @@ export function countReplies(
   return { replies, duplicates, losses: lost.length, lost };
 }
 
+/**
+ * Polls the platform's texts (`look` also answers questions meanwhile) until every expected text
+ * shows, noting when each was first seen; false at the deadline.
+ */
+export async function awaitTexts(
+  look: () => Promise<string[]>,
+  expected: string[],
+  timeoutMs: number,
+  intervalMs: number,
+  seenAt?: Map<string, number>,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const texts = await look();
+    let all = true;
+    for (const want of expected) {
+      if (texts.some((t) => t.includes(want))) {
+        if (seenAt && !seenAt.has(want)) seenAt.set(want, Date.now());
+      } else all = false;
+    }
+    if (all) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** What one scenario's run shows: replies counted against what was asked, latencies, double runs. */
+export interface Outcome {
+  scenario: string;
+  runs: number;
+  /** The bot's messages as the platform recorded them. */
+  texts: string[];
+  expected: string[];
+  /** When each expected reply's message was sent, and when its reply was first seen. */
+  sent: Map<string, number>;
+  seen: Map<string, number>;
+  markFile: string;
+  notes?: string;
+}
+
+export function replyRow(o: Outcome): Row {
+  const counted = countReplies(o.texts, o.expected);
+  const ms = [...o.sent].flatMap(([k, at]) => (o.seen.has(k) ? [(o.seen.get(k) as number) - at] : []));
+  const lost = counted.lost.length ? `lost: ${counted.lost.join(' / ')}` : '';
+  const said = [o.notes, lost].filter(Boolean).join('; ');
+  return {
+    scenario: o.scenario,
+    runs: o.runs,
+    messages: o.expected.length,
+    replies: counted.replies,
+    duplicates: counted.duplicates,
+    losses: counted.losses,
+    doubleRuns: markRuns(o.markFile).doubles,
+    p50Ms: percentile(ms, 50),
+    p95Ms: percentile(ms, 95),
+    ...(said ? { notes: said } : {}),
+  };
+}
+
 export function table(rows: Row[]): string {
   const head = [
     'scenario',

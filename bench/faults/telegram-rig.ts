@@ -9,6 +9,7 @@ import { startTelegramEmulator, type TelegramEmulator } from '../../test/support
 import { type FaultPlan, type FaultProxy, startFaultProxy } from './fault-proxy.ts';
 import { type FaultModelOptions, faultModel } from './model.ts';
 import { type StewardProcess, startSteward } from './steward-process.ts';
+import { awaitTexts } from './tally.ts';
 
 export const OWNER = 5151;
 const MARK_SERVER = resolve(import.meta.dirname, 'mark-server.ts');
@@ -133,18 +134,9 @@ export async function awaitReplies(
   timeoutMs: number,
   seenAt?: Map<string, number>,
 ): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const look = async () => {
     await rig.pressQuestions();
-    const texts = rig.texts();
-    let all = true;
-    for (const want of expected) {
-      if (texts.some((t) => t.includes(want))) {
-        if (seenAt && !seenAt.has(want)) seenAt.set(want, Date.now());
-      } else all = false;
-    }
-    if (all) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(50);
-  }
+    return rig.texts();
+  };
+  return awaitTexts(look, expected, timeoutMs, 50, seenAt);
 }

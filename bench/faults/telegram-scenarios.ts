@@ -5,11 +5,8 @@ import { freshDatabase, query } from './db.ts';
 import { dumpScenario } from './dump.ts';
 import { randomPlan, seeded } from './fault-proxy.ts';
 import { answerText, DIGEST_PROMPT } from './model.ts';
-import { countReplies, markRuns, percentile, type Row } from './tally.ts';
+import { type Row, replyRow } from './tally.ts';
 import { awaitReplies, OWNER, sleep, type TelegramRig, telegramRig } from './telegram-rig.ts';
-
-const latencies = (sent: Map<string, number>, seen: Map<string, number>) =>
-  [...sent].flatMap(([k, at]) => (seen.has(k) ? [(seen.get(k) as number) - at] : []));
 
 function row(
   scenario: string,
@@ -20,27 +17,18 @@ function row(
   seen: Map<string, number>,
   notes?: string,
 ): Row {
-  const counted = countReplies(rig.texts(), expected);
   if (process.env.FAULTS_DEBUG) console.error(JSON.stringify(rig.texts(), null, 1));
-  const ms = latencies(sent, seen);
-  return {
+  const texts = rig.texts();
+  return replyRow({
     scenario,
     runs,
-    messages: expected.length,
-    replies: counted.replies,
-    duplicates: counted.duplicates,
-    losses: counted.losses,
-    doubleRuns: markRuns(rig.markFile).doubles,
-    p50Ms: percentile(ms, 50),
-    p95Ms: percentile(ms, 95),
-    ...(notes || counted.lost.length
-      ? {
-          notes: [notes, counted.lost.length ? `lost: ${counted.lost.join(' / ')}` : '']
-            .filter(Boolean)
-            .join('; '),
-        }
-      : {}),
-  };
+    texts,
+    expected,
+    sent,
+    seen,
+    markFile: rig.markFile,
+    ...(notes ? { notes } : {}),
+  });
 }
 
 /** kill -9 at a random moment of each multi-step turn (and of the digests firing each minute). */

@@ -27,11 +27,19 @@ export async function startCommand(io: CliIo): Promise<number> {
   }
   requireDefaultRoute(config);
   // The core and the adapters (each only when configured) load while the database opens.
+  const opening = openStore(runtime).finally(() => mark('database open and migrated'));
   const [db, adapters, { runChannels }] = await Promise.all([
-    openStore(runtime).finally(() => mark('database open and migrated')),
+    opening,
     loadAdapters(runtime).finally(() => mark('adapters loaded')),
     import('../run-channels.ts').finally(() => mark('core loaded')),
-  ]);
+  ]).catch(async (error: unknown) => {
+    // An open pool would keep the process alive after the error is reported.
+    await opening.then(
+      (opened) => opened.close(),
+      () => {},
+    );
+    throw error;
+  });
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);

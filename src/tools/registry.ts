@@ -30,7 +30,7 @@ export interface CheckedTool {
 
 /**
  * Compiles a built-in tool's schema at its first call: compiling all of them costs tens of
- * milliseconds that start-up need not spend (test/builtin-tools.test.ts compiles every one).
+ * milliseconds that start-up need not spend (test/tool-schemas.test.ts compiles every one).
  */
 function compiledOnUse(ajv: () => Ajv, schema: Tool['inputSchema']): SchemaCheck {
   let compiled: SchemaCheck | undefined;
