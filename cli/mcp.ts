@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
 import { redact } from '../src/config/secrets.ts';
 import { DEFAULT_MCP_LIMITS } from '../src/limits.ts';
 import { type McpManager, mcpManager, type ServerStatus } from '../src/mcp/manager.ts';
@@ -23,8 +24,7 @@ export function buildMcp(
       void notify?.(line).catch(() => {});
     },
     ownEnv: process.env,
-    // Servers run in the workspace; before steward first made it (steward mcp list), where it was started.
-    cwd: existsSync(config.workspace) ? config.workspace : process.cwd(),
+    cwd: serverFolder(config.dataDir, config.workspace),
     version: packageVersion(),
     redact: (text) => redact(text, config.secrets),
     builtins,
@@ -49,4 +49,19 @@ export function serverLine(s: ServerStatus): string {
     .join(', ');
   const error = s.lastError && s.state !== 'connected' ? ` (${s.lastError})` : '';
   return `${s.name}  ${s.transport}  ${s.state}${error}  ${s.tools.length} tool${s.tools.length === 1 ? '' : 's'}  ${flags}`;
+}
+
+/**
+ * Where MCP servers start: a folder of steward's own, never the workspace. A server runs outside
+ * the shell's jail, and what the model may write there without asking would run with it: `python
+ * -m pkg` imports `./pkg` first, `npx pkg` prefers `./node_modules/pkg`. When the data folder
+ * lies inside the workspace, the root folder, which the model cannot write either.
+ */
+export function serverFolder(dataDir: string, workspace: string): string {
+  const folder = join(dataDir, 'mcp');
+  const fromWorkspace = relative(workspace, folder);
+  const outside = fromWorkspace === '..' || fromWorkspace.startsWith('../') || isAbsolute(fromWorkspace);
+  if (!outside) return '/';
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  return folder;
 }

@@ -1,7 +1,10 @@
-// Every row that carries text from outside (a model's reply, a tool call's arguments) is written
-// through src/store/storable.ts: a NUL or a lone surrogate in it must not make PostgreSQL refuse the
-// row, or a failed reply would be lost and a question never asked.
+// Every row that carries text from outside (a model's reply, a tool call's arguments, a provider's
+// call id or error) is stored whatever it holds: the drivers make every text parameter storable and
+// jsonb values go through storableJson (src/store/storable.ts). A refused row would lose a failed
+// reply, a question, a call's audit row or a digest's failure.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digestStore } from '../src/scheduler/store.ts';
+import { recordAudit } from '../src/store/audit-log.ts';
 import type { Db } from '../src/store/db.ts';
 import { recordDelivery, undeliveredReplies } from '../src/store/delivery-ledger.ts';
 import { migrate } from '../src/store/migrate.ts';
@@ -61,5 +64,74 @@ describe('rows with text from outside are stored whatever it holds', () => {
     const found = await permissionRequests(db).find(request.id);
     expect(found?.canonical).toMatch(/^echo a.b$/);
     expect(JSON.stringify(found?.args)).not.toContain('\\u0000');
+  });
+
+  it.each(HOSTILE)('a call whose tool name and id hold %s gets its audit row', async (_, text) => {
+    await recordAudit(db, {
+      sessionId: null,
+      turnId: null,
+      callId: `call ${text}`,
+      tool: `shell${text}`,
+      args: text,
+      layer: 'policy',
+      verdict: 'deny',
+      score: 3,
+      decision: null,
+      outcome: 'not_run',
+      durationMs: 0,
+    });
+    const rows = await db.query<{ tool: string }>('select tool from audit_log where call_id like $1', [
+      `call a%b`,
+    ]);
+    expect(rows.rows.map((r) => r.tool)).toContain(`shell${text.replace('\u0000', '\uFFFD')}`.toWellFormed());
+  });
+
+  it.each(HOSTILE)('a question whose call id holds %s is stored', async (_, text) => {
+    const session = await sessionLog(db).open('test', `c-${text.codePointAt(1)}`);
+    const request = await permissionRequests(db).create(db, {
+      sessionId: session.id,
+      turnId: session.id,
+      callId: `c${text}`,
+      tool: 'shell',
+      args: { command: 'rm x' },
+      canonical: 'rm x',
+      score: 2,
+      layer: 'classifier',
+      rationale: 'removes x',
+      grant: null,
+      expiresAt: new Date(Date.now() + 60_000),
+    });
+    expect((await permissionRequests(db).find(request.id))?.callId).not.toContain('\u0000');
+  });
+
+  it.each(HOSTILE)("a digest's failure holding %s is recorded, with its message ids", async (_, text) => {
+    const store = digestStore(db);
+    const id = `d-${text.codePointAt(1)}`;
+    await store.insert({
+      id,
+      cron: '0 7 * * *',
+      timezone: 'UTC',
+      channel: 'test',
+      room: 'r',
+      prompt: `summarize ${text}`,
+      skill: null,
+      source: 'chat',
+      nextFireAt: new Date(),
+    });
+    const runId = await store.startManualRun(id, new Date());
+    await store.finishRun(runId, {
+      outcome: 'failed',
+      sessionId: null,
+      posted: 0,
+      messageIds: [`m${text}`],
+      detail: `model: ${text}`,
+      at: new Date(),
+    });
+    const row = await db.query<{ outcome: string; detail: string }>(
+      'select outcome, detail from digest_runs where id = $1',
+      [runId],
+    );
+    expect(row.rows[0]?.outcome).toBe('failed');
+    expect(row.rows[0]?.detail).toMatch(/^model: a.b$/);
   });
 });

@@ -1,6 +1,7 @@
 // The schedules table and the digest_runs audit trail. Times are always passed in, never read from
 // the database clock, so a controlled clock drives every decision.
 import type { Db } from '../store/db.ts';
+import { storableJson } from '../store/storable.ts';
 
 export interface Schedule {
   id: string;
@@ -251,7 +252,7 @@ export function digestStore(db: Db) {
           result.outcome,
           result.sessionId,
           result.posted,
-          JSON.stringify(result.messageIds),
+          storableJson(result.messageIds),
           result.detail,
           result.at,
         ],

@@ -2,7 +2,7 @@
 // late), with the platform's message ids or why it did not arrive. Core writes it; adapters only
 // report through the `Delivery` a sink returns.
 import type { Db, Queryable } from './db.ts';
-import { storableText } from './storable.ts';
+import { storableJson, storableText } from './storable.ts';
 
 export type DeliveryKind = 'reply' | 'digest' | 'late_reply';
 
@@ -39,7 +39,7 @@ export async function recordDelivery(q: Queryable, row: DeliveryRecord): Promise
       row.sessionId ?? null,
       row.turnId ?? null,
       row.delivered ? 'delivered' : 'failed',
-      JSON.stringify(row.messageIds),
+      storableJson(row.messageIds),
       row.delivered ? null : storableText(row.error ?? 'the channel did not confirm delivery'),
       row.delivered || row.body == null ? null : storableText(row.body),
     ],

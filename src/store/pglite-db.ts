@@ -5,6 +5,7 @@ import { StoreError } from '../errors.ts';
 import { EMBEDDED_DB_SETTINGS } from '../limits.ts';
 import type { Db, Queryable } from './db.ts';
 import { wrapErrors } from './db-errors.ts';
+import { storableParams } from './storable.ts';
 
 /** PGlite's own start parameters, then ours (a later -c wins). */
 const startParams = () => [
@@ -16,7 +17,8 @@ const startParams = () => [
  * PGlite is PostgreSQL compiled to a 9 MB wasm module. V8's optimizing tier recompiles its hot
  * functions as it starts, which costs over 100 MiB of RSS that stays (and peaks far higher on a
  * first run); the baseline compiler alone (Liftoff) answers a single owner's queries about as fast.
- * Set before the module is compiled; it applies to the whole process, which holds no other large wasm.
+ * Set before the module is compiled. It applies to the whole process: a Matrix steward's crypto
+ * module (matrix-sdk-crypto-wasm) then runs on Liftoff too, its work per message being small.
  */
 function baselineWasmOnly(): void {
   setFlagsFromString('--no-wasm-tier-up');
@@ -37,7 +39,7 @@ export async function openPglite(dir: string): Promise<Db> {
     );
   }
   const wrap = (client: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
-    query: async (sql, params) => wrapErrors(async () => client.query(sql, params)),
+    query: async (sql, params) => wrapErrors(async () => client.query(sql, storableParams(params))),
     exec: async (sql) => {
       await wrapErrors(() => client.exec(sql));
     },

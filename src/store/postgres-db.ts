@@ -3,6 +3,7 @@ import { maskUrl, redact } from '../config/secrets.ts';
 import { StoreError } from '../errors.ts';
 import type { Db, Queryable, QueryResult } from './db.ts';
 import { wrapErrors } from './db-errors.ts';
+import { storableParams } from './storable.ts';
 
 const INT8 = 20;
 
@@ -33,7 +34,7 @@ export async function openPostgres(url: string): Promise<Db> {
   }
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
     query: async <T>(sql: string, params?: unknown[]) =>
-      wrapErrors(async () => (await client.query(sql, params)) as unknown as QueryResult<T>),
+      wrapErrors(async () => (await client.query(sql, storableParams(params))) as unknown as QueryResult<T>),
     exec: async (sql) => {
       await wrapErrors(() => client.query(sql));
     },
