@@ -40,6 +40,10 @@ interface Stream {
   begun: boolean;
   /** The model step whose text it shows, when the core said. */
   step?: number;
+  /** Its parts' send keys start with this: turn and step, fixed when the step became known. */
+  keyPrefix?: string;
+  /** An earlier process may have shown this step: each part sent is edited to this text. */
+  replay?: boolean;
 }
 
 /** Outputs larger than this are not uploaded; the ref still pages them back. */
@@ -73,10 +77,10 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
       if (!sent) {
         // Keyed by turn, step and part: the same part sent again by a later process (the turn
         // resumed after a crash) is the message the owner already has, not a second one.
-        const key = turn.id !== undefined && s.step !== undefined ? `${turn.id}.${s.step}.${i}` : undefined;
+        const key = s.keyPrefix === undefined ? undefined : `${s.keyPrefix}.${i}`;
         const eventId = await ops.send(room, textContent(part), key);
         // What an earlier process showed under that key may be older text: make it this text.
-        if (key !== undefined && turn.recovered) await ops.edit(room, eventId, textContent(part));
+        if (key !== undefined && s.replay) await ops.edit(room, eventId, textContent(part));
         s.sent.push({ eventId, text: part });
       } else if (sent.text !== part) {
         await ops.edit(room, sent.eventId, textContent(part));
@@ -123,8 +127,14 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
 
   /** A later step's text is a message of its own (its send key names that step). */
   const enterStep = (step: number | undefined) => {
-    if (step !== undefined && stream.step !== undefined && step !== stream.step) void endStream();
-    stream.step ??= step;
+    if (step === undefined || stream.step === step) return;
+    if (stream.step !== undefined) void endStream();
+    stream.step = step;
+    if (turn.id !== undefined) stream.keyPrefix = `${turn.id}.${step}`;
+    // Only the first step a resumed turn shows can have been shown by the process before it:
+    // later steps begin after results that process never logged.
+    stream.replay = turn.recovered;
+    turn.recovered = false;
   };
 
   const notice = (text: string, level: 'info' | 'error' = 'info') =>
@@ -187,6 +197,9 @@ export function turnRenderer(deps: RendererDeps, room: string): ReplySink {
         void enqueue('send an output file', () => sendOutputFile(deps, room, event.ref));
         return;
       case 'turn_started':
+        // One sink can carry a resumed turn and then the next one: nothing of the first is keyed
+        // under the second's id.
+        await endStream();
         turn.id = event.turnId;
         turn.recovered = event.recovered === true;
         return;

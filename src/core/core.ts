@@ -44,13 +44,13 @@ export interface Core {
 /** The sender of an unattended turn's message (a scheduled digest): no owner is there to ask. */
 export const UNATTENDED_SENDER = 'steward';
 
-/** Drives a turn of the session; the caller is already inside the session's room queue. */
 /** How a turn is driven: unattended (a digest), and whether a restart or a failure cut it off before. */
 export interface DriveMode {
   unattended: boolean;
   recovered?: boolean;
 }
 
+/** Drives a turn of the session; the caller is already inside the session's room queue. */
 export function driveIn(
   core: Core,
   session: Session,
