@@ -201,6 +201,8 @@ describe('what reaches the model', () => {
       reply('Still local.'),
       reply('Summary: the owner read a mail.'),
       reply('After the restart, still local.'),
+      reply('Summary again.'),
+      reply('Past the fold, still local.'),
     ]);
     const deps = { sensitiveRoute: route('local', local) };
     await say(assistant(cloud, deps), 'any mail?');
@@ -224,6 +226,19 @@ describe('what reaches the model', () => {
     );
     const usage = await db.query<{ route: string }>('select distinct route from usage order by route');
     expect(usage.rows.map((r) => r.route)).toEqual(['default', 'local']);
+
+    // The mail's turn is folded now, so the next turn reads the log from the compaction on: the
+    // pin holds because the compaction carried it, not because the mail's events were read.
+    await say(
+      assistant(cloud, { ...deps, limits: { compaction: { budgetTokens: 1, keepTurns: 1 } } }),
+      'fourth',
+    );
+    expect(cloud.requests).toHaveLength(1);
+    expect(local.requests).toHaveLength(6);
+    const session = await sessionLog(db).open('test', 'r');
+    const read = await sessionLog(db).recent(session.id);
+    expect(read.some((e) => e.data.kind === 'tool_started')).toBe(false);
+    expect(read.some((e) => e.data.kind === 'compaction' && e.data.carried?.sensitive === true)).toBe(true);
   });
 
   it('a unified tool is sensitive for the account its argument names, not for every call', async () => {

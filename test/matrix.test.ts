@@ -129,8 +129,10 @@ describe.skipIf(!env)('Matrix channel against Synapse', () => {
     ]);
     await owner.say(directRoom, 'tell me slowly');
     const botId = steward?.botId ?? '';
+    // Typing starts once the bot has synced the message, which a loaded machine can delay by
+    // seconds; it lasts while the turn streams (five pieces, 250 ms apart).
     let typing = false;
-    for (let i = 0; i < 40 && !typing; i++) {
+    for (const deadline = Date.now() + 15_000; !typing && Date.now() < deadline; ) {
       typing = (await owner.typing(directRoom)).includes(botId);
       if (!typing) await sleep(50);
     }

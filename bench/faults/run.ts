@@ -58,7 +58,7 @@ try {
   await step('burst', () => burst(pg, num('FAULTS_BURST', 50)));
   await step('memory', async () => {
     const m = await memory(pg, num('FAULTS_RSS_TURNS', 1000));
-    extra.rss = { beforeMb: m.rssBeforeMb, afterMb: m.rssAfterMb };
+    extra.rss = { beforeMb: m.rssBeforeMb, afterMb: m.rssAfterMb, every250TurnsMb: m.rssSeriesMb };
     return m;
   });
   await step('matrix-kill', () => matrixKills(pg, num('FAULTS_MATRIX_KILLS', 30)));

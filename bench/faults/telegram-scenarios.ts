@@ -245,13 +245,22 @@ export async function burst(pg: PrivatePostgres, n: number): Promise<Row> {
   }
 }
 
-/** RSS before and after `turns` plain turns, sent in bursts of 50. */
+/**
+ * RSS before, during and after `turns` plain turns, sent in bursts of 50. The answers are short
+ * (about 15 tokens a turn), so the compaction budget is the smallest allowed: a compaction every
+ * sixty-odd turns, about as often as the default budget meets replies of a realistic length.
+ */
 export async function memory(
   pg: PrivatePostgres,
   turns: number,
-): Promise<Row & { rssBeforeMb: number; rssAfterMb: number }> {
+): Promise<Row & { rssBeforeMb: number; rssAfterMb: number; rssSeriesMb: number[] }> {
   const dbUrl = await freshDatabase(pg.url);
-  const rig = await telegramRig({ dbUrl, model: { askEvery: 0, pauseMs: 0, pieces: 1, plain: true } });
+  const rig = await telegramRig({
+    dbUrl,
+    model: { askEvery: 0, pauseMs: 0, pieces: 1, plain: true },
+    config: { compaction: { budget_tokens: 1000, keep_turns: 4 } },
+  });
+  const series: number[] = [];
   const expected: string[] = [];
   const sent = new Map<string, number>();
   const seen = new Map<string, number>();
@@ -271,9 +280,11 @@ export async function memory(
         sent.set(want, await rig.say(`T${k}`));
       }
       await awaitReplies(rig, batch, 120_000, seen);
+      if ((start + 49) % 250 === 0) series.push(proc.rssMb());
     }
     await sleep(2000);
     const after = proc.rssMb();
+    const every = series.map((mb) => mb.toFixed(0)).join(', ');
     const result = row(
       `telegram: ${turns} turns, RSS ${before.toFixed(0)} → ${after.toFixed(0)} MiB`,
       1,
@@ -281,10 +292,10 @@ export async function memory(
       expected,
       sent,
       seen,
-      `RSS before ${before.toFixed(1)} MiB, after ${after.toFixed(1)} MiB`,
+      `RSS before ${before.toFixed(1)} MiB, after ${after.toFixed(1)} MiB; every 250 turns: ${every} MiB; compaction.budget_tokens 1000`,
     );
     await proc.stop();
-    return { ...result, rssBeforeMb: before, rssAfterMb: after };
+    return { ...result, rssBeforeMb: before, rssAfterMb: after, rssSeriesMb: series };
   } finally {
     await rig.close();
   }

@@ -204,7 +204,7 @@ async function failed(
 }
 
 async function openTurnLog(sessions: SessionLog, sessionId: string, turnId: string): Promise<TurnLog> {
-  const events = await sessions.events(sessionId);
+  const events = await sessions.recent(sessionId);
   return {
     events,
     async append(data) {

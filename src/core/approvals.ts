@@ -146,7 +146,7 @@ async function supersede(deps: ApprovalDeps, sessionId: string): Promise<number>
   const open = new Set((await sessions.openTurns(sessionId)).map((t) => t.turnId));
   for (const turnId of open) {
     dropped += await deps.db.transaction(async (tx) => {
-      const state = turnState(await sessions.events(sessionId, tx), turnId);
+      const state = turnState(await sessions.recent(sessionId, tx), turnId);
       if (state.ended) return 0;
       for (const [callId, requestId] of state.requests) {
         if (!state.decisions.has(callId)) await settleIn(deps, tx, requestId, 'superseded', STEWARD);

@@ -92,7 +92,7 @@ export async function answerCommand(text: string, ctx: CommandContext): Promise<
       return rest.length === 0 ? 'Usage: /research <question>' : undefined;
     case '/tools': {
       const session = await ctx.sessions.open(ctx.channel, ctx.room);
-      return toolsAnswer(ctx.toolsReport?.() ?? [], loadedTools(await ctx.sessions.events(session.id)));
+      return toolsAnswer(ctx.toolsReport?.() ?? [], loadedTools(await ctx.sessions.recent(session.id)));
     }
     case '/cost':
     case '/grants':

@@ -2,6 +2,7 @@ import { streamRoute } from '../gateway/router.ts';
 import type { ChatMessage } from '../gateway/types.ts';
 import { routeFor } from './sensitive.ts';
 import { rebuildConversation, type SessionEvent } from './session-events.ts';
+import { carriedFacts } from './session-facts.ts';
 import type { LoopDeps, TurnLog } from './turn-types.ts';
 
 /** A rough token count (4 characters a token); the budget is a guard rail, not an invoice. */
@@ -68,7 +69,8 @@ const SUMMARIZE = [
 
 /**
  * A side-call on the session's own route (the sensitive one if the session is pinned) that folds
- * older turns into a summary event. The original events stay in the log. Returns false when the
+ * older turns into a summary event carrying the session's facts. The original events stay in the
+ * log; turns read it from the newest such event on (SessionLog.recent). Returns false when the
  * summarizer failed; the conversation then goes on uncompacted.
  */
 export async function compactIfNeeded(
@@ -103,6 +105,7 @@ export async function compactIfNeeded(
     throughEventId: plan.throughEventId,
     summary: summary.trim(),
     turns: plan.turns,
+    carried: carriedFacts(log.events),
   });
   return true;
 }

@@ -1,5 +1,6 @@
 // What the log says about egress: whether untrusted content entered the session, and which hosts
-// the owner named or approved. Derived from the log alone, so it holds across restarts.
+// the owner named or approved. Derived from the log alone (a compaction carries both forward),
+// so it holds across restarts.
 import { type EgressContext, fetchHost, hostsIn } from '../permissions/egress.ts';
 import { approves } from '../permissions/vocabulary.ts';
 import type { SessionEvent } from './session-events.ts';
@@ -19,6 +20,10 @@ export function egressContext(events: readonly SessionEvent[]): EgressContext {
         break;
       case 'tool_result':
         if (data.untrusted) tainted = true;
+        break;
+      case 'compaction':
+        if (data.carried?.tainted) tainted = true;
+        for (const host of data.carried?.knownHosts ?? []) knownHosts.add(host);
         break;
       case 'permission_requested':
         asked.set(data.requestId, data);

@@ -32,7 +32,7 @@ export async function queueRecovery(
     );
     if (waiting) continue;
     // A digest's turn was unattended when it began and stays so: nobody is there to ask.
-    const events = await sessions.events(session.id);
+    const events = await sessions.recent(session.id);
     const unattended = events.some(
       (e) => e.turnId === turnId && e.data.kind === 'user_message' && e.data.sender === UNATTENDED_SENDER,
     );
@@ -60,7 +60,7 @@ export async function resumeStranded(
 ): Promise<void> {
   for (const { turnId } of await core.sessions.openTurns(session.id)) {
     if (core.driving.has(turnId) || !(await stillOpen(core, turnId))) continue;
-    const events = await core.sessions.events(session.id);
+    const events = await core.sessions.recent(session.id);
     const unattended = events.some(
       (e) => e.turnId === turnId && e.data.kind === 'user_message' && e.data.sender === UNATTENDED_SENDER,
     );

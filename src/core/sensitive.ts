@@ -4,11 +4,13 @@ import type { SessionEvent } from './session-events.ts';
 /**
  * A session that ever ran a sensitive tool, or took in an attachment of a kind the config marks
  * sensitive, stays on the sensitive route: privacy is a property of the transcript, not of one
- * turn. Derived from the log, so it holds across restarts.
+ * turn. Derived from the log (and what its compactions carried), so it holds across restarts.
  */
 export function touchedSensitive(events: readonly SessionEvent[]): boolean {
-  return events.some(
-    ({ data }) => (data.kind === 'tool_started' || data.kind === 'user_message') && data.sensitive === true,
+  return events.some(({ data }) =>
+    data.kind === 'compaction'
+      ? data.carried?.sensitive === true
+      : (data.kind === 'tool_started' || data.kind === 'user_message') && data.sensitive === true,
   );
 }
 

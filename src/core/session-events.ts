@@ -53,8 +53,24 @@ export type SessionEventData =
   /** The harness speaking to the model (e.g. the one research coercion); replayed as a user turn. */
   | { kind: 'harness_note'; text: string }
   | { kind: 'turn_ended'; outcome: 'answered' | 'failed' | 'superseded' }
-  /** Everything up to `throughEventId` is replaced, for the model, by `summary`; the events stay. */
-  | { kind: 'compaction'; throughEventId: number; summary: string; turns: number };
+  /**
+   * Everything up to `throughEventId` is replaced, for the model, by `summary`; the events stay.
+   * `carried` holds the session's facts as of this compaction, so later turns read the log from
+   * here on (src/core/session-facts.ts); compactions written before it existed lack it.
+   */
+  | { kind: 'compaction'; throughEventId: number; summary: string; turns: number; carried?: CarriedFacts };
+
+/** Bumped when a fact is added: the store reads only from compactions of the current version. */
+export const FACTS_VERSION = 1;
+
+/** What a session has established for good, written down by each compaction. */
+export interface CarriedFacts {
+  version: typeof FACTS_VERSION;
+  sensitive: boolean;
+  tainted: boolean;
+  knownHosts: string[];
+  loadedTools: string[];
+}
 
 /**
  * An attachment as the log keeps it. Documents and quotes are stored already fenced (or, when

@@ -49,7 +49,7 @@ export async function takeAttachments(
     const route =
       sensitive && sensitiveRoute
         ? sensitiveRoute
-        : routeFor(core.loop, await core.sessions.events(session.id));
+        : routeFor(core.loop, await core.sessions.recent(session.id));
     vision = route.entries[0]?.vision === true;
   }
   const taken = await ingest(deps, { sessionId: session.id, sink, signal, vision }, message);

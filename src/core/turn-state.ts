@@ -120,9 +120,12 @@ export function turnState(events: readonly SessionEvent[], turnId: string): Turn
 }
 
 /**
- * Call ids as the log keeps them: unique within the session. Some servers number calls afresh each
- * step (`call_0`), which would tie a new call to an old result or request; a repeated or missing id
- * gets a fresh one. The model sees the rewritten ids too, since the conversation is rebuilt from the log.
+ * Call ids as the log keeps them: unique within what a turn reads (SessionLog.recent), which holds
+ * every call the model is shown and the whole of the open turn. Some servers number calls afresh
+ * each step (`call_0`), which would tie a new call to an old result or request; a repeated or
+ * missing id gets a fresh one. The model sees the rewritten ids too, since the conversation is
+ * rebuilt from the log. Questions are one per call of a turn (migration 0011), so an id reused
+ * after a compaction cannot meet an older question.
  */
 export function uniqueCallIds(
   calls: readonly ToolCall[],

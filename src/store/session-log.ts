@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SessionEvent, SessionEventData } from '../core/session-events.ts';
+import { FACTS_VERSION, type SessionEvent, type SessionEventData } from '../core/session-events.ts';
 import type { Db, Queryable } from './db.ts';
 import { storableJson } from './storable.ts';
 
@@ -110,27 +110,53 @@ export function sessionLog(db: Db) {
       return result.rows[0]?.id ?? 0;
     },
 
+    /** The whole log of a session, for reports and tests; a turn reads `recent`. */
     async events(sessionId: string, q: Queryable = db): Promise<SessionEvent[]> {
-      const result = await q.query<{
-        id: number;
-        session_id: string;
-        turn_id: string | null;
-        kind: string;
-        payload: Record<string, unknown>;
-        created_at: Date;
-      }>(
-        'select id, session_id, turn_id, kind, payload, created_at from session_events where session_id = $1 order by id',
+      const result = await q.query<EventRow>(
+        `select ${EVENT_COLUMNS} from session_events where session_id = $1 order by id`,
         [sessionId],
       );
-      return result.rows.map((row) => ({
-        id: row.id,
-        sessionId: row.session_id,
-        turnId: row.turn_id,
-        data: { kind: row.kind, ...row.payload } as SessionEventData,
-        createdAt: row.created_at,
-      }));
+      return result.rows.map(toEvent);
+    },
+
+    /**
+     * What a turn needs of the log: the newest compaction that carries the session's facts
+     * (src/core/session-facts.ts) and every event after the turns it folded. Folded turns are
+     * whole and ended, so no open turn, call or question is cut; without such a compaction, the
+     * whole log. So a turn's read is bounded by the compaction budget, not by the session's age.
+     */
+    async recent(sessionId: string, q: Queryable = db): Promise<SessionEvent[]> {
+      const result = await q.query<EventRow>(
+        `select ${EVENT_COLUMNS} from session_events
+         where session_id = $1 and id > coalesce((
+           select (c.payload->>'throughEventId')::bigint from session_events c
+           where c.session_id = $1 and c.kind = 'compaction' and c.payload->'carried'->>'version' = $2
+           order by c.id desc limit 1), 0)
+         order by id`,
+        [sessionId, String(FACTS_VERSION)],
+      );
+      return result.rows.map(toEvent);
     },
   };
 }
+
+const EVENT_COLUMNS = 'id, session_id, turn_id, kind, payload, created_at';
+
+interface EventRow {
+  id: number;
+  session_id: string;
+  turn_id: string | null;
+  kind: string;
+  payload: Record<string, unknown>;
+  created_at: Date;
+}
+
+const toEvent = (row: EventRow): SessionEvent => ({
+  id: row.id,
+  sessionId: row.session_id,
+  turnId: row.turn_id,
+  data: { kind: row.kind, ...row.payload } as SessionEventData,
+  createdAt: row.created_at,
+});
 
 export type SessionLog = ReturnType<typeof sessionLog>;

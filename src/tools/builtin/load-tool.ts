@@ -50,7 +50,7 @@ export function createLoadToolTool(index: ToolIndex): Tool<{ name: string }> {
   };
 }
 
-/** The tools a session loaded: a load_tool call whose result was not an error. Pure. */
+/** The tools a session loaded: a load_tool call whose result was not an error, or a compaction's list. Pure. */
 export function loadedTools(
   events: ReadonlyArray<{
     data:
@@ -59,13 +59,16 @@ export function loadedTools(
           toolCalls?: ReadonlyArray<{ id: string; name: string; arguments: string }>;
         }
       | { kind: 'tool_result'; callId: string; isError: boolean }
+      | { kind: 'compaction'; carried?: { loadedTools: readonly string[] } }
       | { kind: string };
   }>,
 ): Set<string> {
   const asked = new Map<string, string>();
   const loaded = new Set<string>();
   for (const { data } of events) {
-    if (data.kind === 'assistant_message' && 'toolCalls' in data) {
+    if (data.kind === 'compaction' && 'carried' in data) {
+      for (const name of data.carried?.loadedTools ?? []) loaded.add(name);
+    } else if (data.kind === 'assistant_message' && 'toolCalls' in data) {
       for (const call of data.toolCalls ?? []) {
         if (call.name !== 'load_tool') continue;
         const name = parseName(call.arguments);
