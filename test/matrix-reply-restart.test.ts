@@ -153,6 +153,28 @@ describe.skipIf(!env)('Matrix: the turn renderer under a restart', () => {
     expect(delivery).toEqual({ delivered: true, messageIds: [mine[0]?.eventId] });
   });
 
+  it("a digest's post, sent again by its turn resumed after a crash, is the message already there", async () => {
+    const token = await botAccountToken(
+      base.homeserver,
+      `steward-digest-${randomUUID().slice(0, 8)}`,
+      'DIGEST',
+    );
+    const bot = matrixHuman(base.homeserver, token);
+    const room = await bot.createRoom();
+    const turnId = randomUUID();
+    // The digest runner passes the turn's start and its reply (src/scheduler/runner.ts), then the kill.
+    const before = (await process(token)).sink(room);
+    await before({ type: 'turn_started', turnId });
+    const first = await before({ type: 'reply', text: 'Markets: quiet open.', step: 1 });
+    const after = (await process(token)).sink(room);
+    await after({ type: 'turn_started', turnId, recovered: true });
+    const again = await after({ type: 'reply', text: 'Markets: quiet open.', step: 1 });
+
+    const mine = messagesFrom(await bot.events(room), await bot.userId());
+    expect(mine.map((m) => m.body)).toEqual(['Markets: quiet open.']);
+    expect(again).toEqual(first);
+  });
+
   it('without a step (a command reply, a late reply) every send is a message of its own', async () => {
     const token = await botAccountToken(
       base.homeserver,

@@ -82,8 +82,12 @@ describe.each(schedulerBackends().map((b) => [`${b.name} (${b.engine})`, b] as c
       await posted('markets-room', 1);
       await finishedRuns(1);
       expect(out.posts('test', 'markets-room')).toEqual(['Markets: quiet open, bonds flat.']);
-      // Only the reply reaches the room: no tool chatter, no notices.
-      expect(out.events('test', 'markets-room').map((e) => e.type)).toEqual(['reply']);
+      // Only the reply reaches the room: no tool chatter, no notices. The turn's start, which
+      // shows nothing, comes first, so the channel can key the post by turn and step.
+      const [started, post] = out.events('test', 'markets-room');
+      expect(out.events('test', 'markets-room').map((e) => e.type)).toEqual(['turn_started', 'reply']);
+      expect(started?.type === 'turn_started' && started.turnId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(post?.type === 'reply' && post.step).toBe(1);
       const messages = model.requests[0]?.messages as Array<{ role: string; content: string }>;
       expect(messages.at(-1)).toMatchObject({
         role: 'user',
@@ -135,7 +139,7 @@ describe.each(schedulerBackends().map((b) => [`${b.name} (${b.engine})`, b] as c
       expect(out.ownerNotices('test')[0]).toMatch(
         /^Digest summarize-the-news \(Mon 30 Mar, 05:30 \(UTC\)\) failed: model: .*500.*\. Next run: Mon 30 Mar, 05:35\.$/,
       );
-      expect(out.events('test', 'news-room')).toEqual([]);
+      expect(out.shown('test', 'news-room')).toEqual([]);
 
       await h.advance(5 * MINUTE); // 05:35 fire: the connection drops
       await finishedRuns(2);
@@ -143,7 +147,7 @@ describe.each(schedulerBackends().map((b) => [`${b.name} (${b.engine})`, b] as c
       expect(out.ownerNotices('test')[1]).toMatch(
         /^Digest summarize-the-news \(Mon 30 Mar, 05:35 \(UTC\)\) failed: /,
       );
-      expect(out.events('test', 'news-room')).toEqual([]);
+      expect(out.shown('test', 'news-room')).toEqual([]);
 
       await h.advance(5 * MINUTE); // 05:40 fire works
       await posted('news-room', 1);

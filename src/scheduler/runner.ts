@@ -112,7 +112,10 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
       failure = `steward cannot post in ${channel}:${room}`;
     } else {
       // Only the final reply reaches the room: tool activity and error notices are for the owner.
+      // The turn's start goes too (it shows nothing): a channel keys the post by turn and step, so
+      // the same post sent again by the turn resumed after a crash is the message already there.
       const sink: ReplySink = async (event: OutboundEvent) => {
+        if (event.type === 'turn_started') return target(event);
         if (event.type === 'reply') {
           const delivery = await target(event);
           // A channel that says its post did not reach the room has not delivered it.

@@ -45,6 +45,12 @@ export function recordingOutboxes(reachable: (channel: string, room: string) => 
     events(channel: string, room: string): OutboundEvent[] {
       return rooms.get(`${channel}:${room}`) ?? [];
     },
+    /** What a room would show: every event but a turn's start and end, which render nothing. */
+    shown(channel: string, room: string): OutboundEvent[] {
+      return (rooms.get(`${channel}:${room}`) ?? []).filter(
+        (e) => e.type !== 'turn_started' && e.type !== 'turn_ended',
+      );
+    },
     /** Notice texts the owner got on a channel. */
     ownerNotices(channel: string): string[] {
       return (owner.get(channel) ?? []).flatMap((e) => (e.type === 'notice' ? [e.text] : []));
