@@ -564,6 +564,28 @@ describe('the agent loop', () => {
     ]);
   });
 
+  it("a digest's turn resumed after a crash shows its room only the post, as the digest runner does", async () => {
+    // Found by review: the resumed turn went to the room's plain outbox, so the room got the
+    // resume notice and the tool activity (with arguments) that the runner keeps for the owner.
+    model = await startScriptedModel([reply('Markets: quiet open.')]);
+    const log = sessionLog(db);
+    const session = await log.open('test', 'r');
+    const turnId = crypto.randomUUID();
+    const calls = [{ id: 'd1', name: 'calculate', arguments: '{"expression":"2+2"}' }];
+    await log.append(session.id, { kind: 'user_message', text: 'the digest', sender: 'steward' }, turnId);
+    await log.append(
+      session.id,
+      { kind: 'assistant_message', text: '', toolCalls: calls, model: 'm', route: 'default' },
+      turnId,
+    );
+    await assistant().recover((channel, room) => (channel === 'test' && room === 'r' ? sink : undefined));
+    expect(events.map((e) => e.type)).toEqual(['turn_started', 'reply', 'turn_ended']);
+    expect(replyText()).toEqual(['Markets: quiet open.']);
+    expect(messagesOf(0).filter((m) => m.role === 'tool')).toEqual([
+      { role: 'tool', tool_call_id: 'd1', content: '2+2 = 4' },
+    ]);
+  });
+
   it('coerces a research turn that answers without tools exactly once', async () => {
     model = await startScriptedModel([reply('from memory'), reply('still from memory')]);
     await say(assistant(), '/research what changed in Node 24?');

@@ -241,6 +241,39 @@ describe('what reaches the model', () => {
     expect(read.some((e) => e.data.kind === 'compaction' && e.data.carried?.sensitive === true)).toBe(true);
   });
 
+  it('a turn cut off after its answer was logged is finished with that answer, even when it compacts first', async () => {
+    // Found by review: the compaction, written under the resumed turn, counted as its last step,
+    // so the turn no longer looked answered and the model was asked again for a second answer.
+    const long = (label: string) => reply(`${label} ${'detail '.repeat(300)}`);
+    const main = await serve([
+      long('one'),
+      long('two'),
+      long('three'),
+      reply('SUMMARY'),
+      reply('A SECOND ANSWER'),
+    ]);
+    const a = assistant(main);
+    for (const text of ['first', 'second', 'third']) await say(a, text);
+    const log = sessionLog(db);
+    const session = await log.open('test', 'r');
+    const turnId = '00000000-0000-4000-8000-000000000004';
+    await log.append(session.id, { kind: 'user_message', text: 'fourth', sender: 'owner' }, turnId);
+    await log.append(
+      session.id,
+      { kind: 'assistant_message', text: 'THE LOGGED ANSWER', model: 'm', route: 'default' },
+      turnId,
+    );
+    const restarted = assistant(main, { limits: { compaction: { budgetTokens: 1, keepTurns: 1 } } });
+    await restarted.recover(() => sink);
+    expect(main.requests).toHaveLength(4);
+    expect(((main.requests[3]?.messages ?? []) as Array<{ content: string }>)[0]?.content).toMatch(/^Summarize/);
+    const replies = events.flatMap((e) => (e.type === 'reply' ? [e.text] : []));
+    expect(replies.at(-1)).toBe('THE LOGGED ANSWER');
+    expect(
+      (await log.events(session.id)).some((e) => e.data.kind === 'compaction' && e.turnId === turnId),
+    ).toBe(true);
+  });
+
   it('a unified tool is sensitive for the account its argument names, not for every call', async () => {
     const searchMail: Tool = {
       name: 'search_mail',

@@ -33,7 +33,7 @@ function summarize(urls: string[]) {
     else if (url.startsWith('file:'))
       own.add(url.slice(url.indexOf('/src/') >= 0 ? url.indexOf('/src/') + 1 : 0));
   }
-  return { packages, own };
+  return { packages, own, urls };
 }
 
 describe('lazy loading', () => {
@@ -117,6 +117,38 @@ describe('lazy loading', () => {
     expect(result.packages).toContain('@electric-sql/pglite');
     for (const pkg of ['pg', 'pg-boss', 'grammy', ...UNUSED_BY_DEFAULT])
       expect(result.packages, pkg).not.toContain(pkg);
+  });
+
+  it('polling and a command the core answers itself load no model client and no schema compiler', async () => {
+    emulator = await startTelegramEmulator();
+    const tg = emulator;
+    const result = await run(
+      ['start'],
+      {
+        STEWARD_MODEL_BASE_URL: 'http://127.0.0.1:9/v1',
+        STEWARD_MODEL: 'test-model',
+        STEWARD_TELEGRAM_TOKEN: tg.token,
+        STEWARD_TELEGRAM_OWNER_ID: '4242',
+        STEWARD_TELEGRAM_API_ROOT: tg.apiRoot,
+      },
+      '',
+      (kill) => {
+        void (async () => {
+          await tg.user(4242).say('/help');
+          await waitFor(
+            () => tg.botMessages(4242).find((m) => m.text.includes('/help')),
+            'the help text',
+            30_000,
+          );
+          kill();
+        })();
+      },
+    );
+    expect(result.code).toBe(0);
+    expect(result.packages).toContain('grammy');
+    // undici comes with the first model request or fetch; ajv's compiler with the first tool call.
+    expect(result.packages).not.toContain('undici');
+    expect(result.urls.filter((u) => /node_modules\/ajv\/dist\/(ajv|core)\.js$/.test(u))).toEqual([]);
   });
 
   it('a Telegram-only steward start loads grammY and none of Matrix, MCP or Readability', async () => {

@@ -302,6 +302,54 @@ for (const backend of backends()) {
   });
 }
 
+describe('what a compaction folds', () => {
+  const log = (...turns: Array<[string, 'ended' | 'open']>) => {
+    const events: SessionEvent[] = [];
+    const add = (turnId: string, data: SessionEventData) =>
+      events.push({ id: events.length + 1, sessionId: 's', turnId, data, createdAt: new Date(0) });
+    for (const [turnId, state] of turns) {
+      add(turnId, { kind: 'user_message', text: `message of ${turnId}`, sender: 'owner' });
+      if (state === 'ended') add(turnId, { kind: 'turn_ended', outcome: 'answered' });
+    }
+    return events;
+  };
+  it.each([
+    ['every ended turn before the current one', log(['a', 'ended'], ['b', 'ended'], ['now', 'open']), 4, 2],
+    ['nothing after a turn still open', log(['a', 'open'], ['b', 'ended'], ['now', 'open']), undefined, 0],
+    [
+      'only what ended before the open turn began',
+      log(['a', 'ended'], ['b', 'open'], ['c', 'ended'], ['now', 'open']),
+      2,
+      1,
+    ],
+  ])('%s', (_name, events, through, turns) => {
+    const plan = planCompaction(events, 0, 0);
+    expect(plan?.throughEventId).toBe(through);
+    expect(plan?.turns ?? 0).toBe(turns);
+  });
+
+  it('folds the summary before it in, as the model is shown only the newest one', () => {
+    // Found by review: a second compaction summarized only the turns since the first, so what
+    // the first summary held was gone from the conversation.
+    const events = log(['a', 'ended'], ['b', 'ended'], ['now', 'open']);
+    events.splice(2, 0, {
+      id: 2.5,
+      sessionId: 's',
+      turnId: 'b',
+      data: { kind: 'compaction', throughEventId: 2, summary: 'The owner likes tea.', turns: 1 },
+      createdAt: new Date(0),
+    });
+    const plan = planCompaction(events, 0, 0);
+    expect(plan?.transcript.split('\n')).toEqual([
+      'Summary of what came before: The owner likes tea.',
+      'Owner: message of b',
+    ]);
+    expect(planCompaction(log(['a', 'ended'], ['now', 'open']), 0, 0)?.transcript).toBe(
+      'Owner: message of a',
+    );
+  });
+});
+
 describe('facts a compaction carries', () => {
   const at = (id: number, data: SessionEventData): SessionEvent => ({
     id,

@@ -35,17 +35,25 @@ export function planCompaction(
 ): CompactionPlan | undefined {
   if (estimateTokens(rebuildConversation(events)) <= budgetTokens) return undefined;
   let previous = 0;
-  for (const { data } of events) if (data.kind === 'compaction') previous = data.throughEventId;
+  let earlier: string | undefined;
+  for (const { data } of events)
+    if (data.kind === 'compaction') [previous, earlier] = [data.throughEventId, data.summary];
   const ended: Array<{ turnId: string; lastId: number }> = [];
   for (const e of events) {
     if (e.id <= previous || !e.turnId) continue;
     if (e.data.kind === 'turn_ended') ended.push({ turnId: e.turnId, lastId: e.id });
   }
-  const fold = ended.slice(0, Math.max(0, ended.length - keepTurns));
+  // Nothing of a turn still open is folded: a turn reads the log from the fold on
+  // (SessionLog.recent), so its own events, questions and calls must all lie after it.
+  const endedIds = new Set(ended.map((t) => t.turnId));
+  const firstOpen = events.find((e) => e.id > previous && e.turnId && !endedIds.has(e.turnId))?.id;
+  const foldable = ended.filter((t) => firstOpen === undefined || t.lastId < firstOpen);
+  const fold = foldable.slice(0, Math.max(0, Math.min(foldable.length, ended.length - keepTurns)));
   const last = fold.at(-1);
   if (!last) return undefined;
   const turnIds = new Set(fold.map((t) => t.turnId));
-  const lines: string[] = [];
+  // The model is shown only the newest summary, so each one folds in the one before it.
+  const lines: string[] = earlier === undefined ? [] : [`Summary of what came before: ${earlier}`];
   for (const { turnId, data } of events) {
     if (!turnId || !turnIds.has(turnId)) continue;
     if (data.kind === 'user_message') {

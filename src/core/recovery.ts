@@ -32,15 +32,13 @@ export async function queueRecovery(
     );
     if (waiting) continue;
     // A digest's turn was unattended when it began and stays so: nobody is there to ask.
-    const events = await sessions.recent(session.id);
-    const unattended = events.some(
-      (e) => e.turnId === turnId && e.data.kind === 'user_message' && e.data.sender === UNATTENDED_SENDER,
-    );
+    const unattended = await isUnattended(core, session.id, turnId);
+    const room = unattended ? postOnly(sink) : sink;
     const turn = core.runner.inRoom(session.channel, session.room, async (signal) => {
       if (core.driving.has(turnId) || !(await stillOpen(core, turnId))) return;
       core.log.info({ sessionId, turnId }, 'resuming a turn that was cut off');
-      await sink({ type: 'notice', level: 'info', text: notice });
-      await driveIn(core, session, turnId, sink, { unattended, recovered: true }, signal);
+      await room({ type: 'notice', level: 'info', text: notice });
+      await driveIn(core, session, turnId, room, { unattended, recovered: true }, signal);
     });
     resumed.push(turn.catch((error: Error) => core.log.warn(`could not resume a turn: ${error.message}`)));
   }
@@ -60,14 +58,36 @@ export async function resumeStranded(
 ): Promise<void> {
   for (const { turnId } of await core.sessions.openTurns(session.id)) {
     if (core.driving.has(turnId) || !(await stillOpen(core, turnId))) continue;
-    const events = await core.sessions.recent(session.id);
-    const unattended = events.some(
-      (e) => e.turnId === turnId && e.data.kind === 'user_message' && e.data.sender === UNATTENDED_SENDER,
-    );
+    const unattended = await isUnattended(core, session.id, turnId);
+    const room = unattended ? postOnly(sink) : sink;
     core.log.info({ sessionId: session.id, turnId }, 'finishing a cut-off turn before the next message');
-    await sink({ type: 'notice', level: 'info', text: 'Finishing a turn that a failure cut off.' });
-    await driveIn(core, session, turnId, sink, { unattended, recovered: true }, signal);
+    await room({ type: 'notice', level: 'info', text: 'Finishing a turn that a failure cut off.' });
+    await driveIn(core, session, turnId, room, { unattended, recovered: true }, signal);
   }
+}
+
+async function isUnattended(core: Core, sessionId: string, turnId: string): Promise<boolean> {
+  return (await core.sessions.recent(sessionId)).some(
+    (e) => e.turnId === turnId && e.data.kind === 'user_message' && e.data.sender === UNATTENDED_SENDER,
+  );
+}
+
+/**
+ * A digest's room gets only what the digest runner lets through when the turn first runs: the
+ * turn's frame and its final reply. Tool activity, prompts and notices are for the owner; a
+ * resumed digest is reported to the owner by the watchdog.
+ */
+export function postOnly(sink: ReplySink): ReplySink {
+  return (event) => {
+    switch (event.type) {
+      case 'turn_started':
+      case 'turn_ended':
+      case 'reply':
+        return sink(event);
+      default:
+        return undefined;
+    }
+  };
 }
 
 /** The turn has no `turn_ended` and waits for no unexpired question (read inside its room's queue). */

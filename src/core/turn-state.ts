@@ -50,7 +50,9 @@ export function turnState(events: readonly SessionEvent[], turnId: string): Turn
   let lastOutcome: StepOutcome = 'user_message';
   let answered = false;
   for (const { turnId: id, data } of events) {
-    if (id !== turnId) continue;
+    // A compaction is written under the turn that triggered it, but it is the harness's record,
+    // not a step: a turn whose answer is logged stays answered when it compacts on resuming.
+    if (id !== turnId || data.kind === 'compaction') continue;
     answered = data.kind === 'assistant_message' && !data.toolCalls?.length;
     switch (data.kind) {
       case 'user_message':

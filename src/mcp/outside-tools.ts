@@ -1,7 +1,8 @@
 // What the model and the owner see of an outside tool: its name, a description marked as the
 // server's words, the claims it makes about itself (shown, never trusted), its index line, and
 // the Tool that calls it. Everything but `mcpTool` is pure.
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { CheckedTool } from '../tools/registry.ts';
 import type { Tool } from '../tools/types.ts';
 import { neutralizeMarkers } from '../trust/fence.ts';
@@ -64,7 +65,11 @@ export function compileServerSchema(
   }
 }
 
-export const serverSchemaAjv = () => new Ajv({ allErrors: true, strict: false, validateFormats: false });
+export const serverSchemaAjv = (): Ajv => {
+  // Loaded when a server lists its tools: a steward without MCP servers never needs ajv to start.
+  const { Ajv: Compiler } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+  return new Compiler({ allErrors: true, strict: false, validateFormats: false });
+};
 
 /** The Tool behind one model name: it calls the server and hands back what it said as data. */
 export function mcpTool(

@@ -1,5 +1,6 @@
 // netguard: every model-supplied URL passes here. Pure pieces (address, url, vet) and the one
-// place that opens connections for them (fetch, through pinned-agent).
+// place that opens connections for them (fetch, through pinned-agent, which it loads with the
+// first fetch: undici is not on the way to polling).
 export { type AddressVerdict, addressVerdict } from './address.ts';
 export {
   clip,
@@ -11,7 +12,6 @@ export {
   guardedFetch,
   MAX_REDIRECTS,
 } from './fetch.ts';
-export { pinConnectOptions, pinnedAgent } from './pinned-agent.ts';
 export { type Resolver, staticResolver, systemResolver } from './resolve.ts';
 export { hostKey, parseTarget, redactedHref, type Target } from './url.ts';
 export { type VetOptions, type VetResult, vetTarget, vetUrl } from './vet.ts';

@@ -1,7 +1,7 @@
 // The whole API between steward and sandboxd: one JSON line in, frames out. The request names a
 // run, a command, a timeout and a workspace, and nothing else: an image, a mount, a user or a
 // privilege flag in it is refused by name, never ignored.
-import { Ajv } from 'ajv';
+import { createRequire } from 'node:module';
 import { DEFAULT_SANDBOX_LIMITS } from '../limits.ts';
 
 export interface SandboxRequest {
@@ -30,8 +30,12 @@ export type ParsedRequest = { ok: true; request: SandboxRequest } | { ok: false;
 
 export type RequestValidator = (text: string) => ParsedRequest;
 
-/** Compiles the schema once; sandboxd keeps the returned function. */
+/**
+ * Compiles the schema once; sandboxd keeps the returned function. ajv loads here, not with the
+ * module: steward's own side of the protocol (client.ts) never validates requests.
+ */
 export function requestValidator(): RequestValidator {
+  const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
   const validate = new Ajv({ allErrors: true, strict: true }).compile(REQUEST_SCHEMA);
   return (text) => {
     let value: unknown;

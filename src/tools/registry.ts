@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject } from 'ajv';
 import type { ToolCall, ToolSpec } from '../gateway/types.ts';
 import { type Tool, ToolInputError } from './types.ts';
 
@@ -53,7 +54,9 @@ export function createToolRegistry(
 ): ToolRegistry {
   let shared: Ajv | undefined;
   const ajv = () => {
-    shared ??= new Ajv({ allErrors: true, strict: true });
+    // Loaded with the first call's schema: ajv is some sixty modules that polling does not need.
+    const { Ajv: Compiler } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    shared ??= new Compiler({ allErrors: true, strict: true });
     return shared;
   };
   const builtins = new Map<string, CheckedTool>();
