@@ -266,7 +266,9 @@ describe('what reaches the model', () => {
     const restarted = assistant(main, { limits: { compaction: { budgetTokens: 1, keepTurns: 1 } } });
     await restarted.recover(() => sink);
     expect(main.requests).toHaveLength(4);
-    expect(((main.requests[3]?.messages ?? []) as Array<{ content: string }>)[0]?.content).toMatch(/^Summarize/);
+    expect(((main.requests[3]?.messages ?? []) as Array<{ content: string }>)[0]?.content).toMatch(
+      /^Summarize/,
+    );
     const replies = events.flatMap((e) => (e.type === 'reply' ? [e.text] : []));
     expect(replies.at(-1)).toBe('THE LOGGED ANSWER');
     expect(

@@ -1,7 +1,13 @@
 import type { buildConnector } from 'undici';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { addressVerdict, guardedFetch, type Resolver, staticResolver, vetUrl } from '../src/netguard/index.ts';
+import {
+  addressVerdict,
+  guardedFetch,
+  type Resolver,
+  staticResolver,
+  vetUrl,
+} from '../src/netguard/index.ts';
 import { pinConnectOptions, pinnedAgent } from '../src/netguard/pinned-agent.ts';
 
 const PUBLIC = '93.184.215.14';
