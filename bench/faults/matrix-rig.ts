@@ -23,6 +23,8 @@ export interface MatrixRigOptions {
   model: FaultModelOptions;
   synapse?: SynapseOptions;
   markPauseMs?: number;
+  /** Extra config merged over the mark server's; given the DM room, as digests name it. */
+  config?: (room: string) => Record<string, unknown>;
 }
 
 export interface MatrixRig {
@@ -85,6 +87,7 @@ export async function matrixRig(options: MatrixRigOptions): Promise<MatrixRig> {
           },
         },
       },
+      ...options.config?.(room),
     }),
   );
   const env: Record<string, string> = {

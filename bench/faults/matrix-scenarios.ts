@@ -2,9 +2,10 @@
 // the homeserver restarted mid-turn and mid-sync, and tight rate limits.
 import type { PrivatePostgres } from '../../test/support/services.ts';
 import { freshDatabase } from './db.ts';
+import { digestRow, everyMinute } from './digests.ts';
 import { seeded } from './fault-proxy.ts';
 import { awaitMatrixReplies, type MatrixRig, matrixRig } from './matrix-rig.ts';
-import { answerText } from './model.ts';
+import { answerText, DIGEST_PROMPT } from './model.ts';
 import { type Row, replyRow } from './tally.ts';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -46,8 +47,13 @@ async function busyWait(rig: MatrixRig, ms: number) {
 }
 
 /** kill -9 at a random moment of each multi-step turn (streaming, tool, question, reply), restart. */
-export async function matrixKills(pg: PrivatePostgres, kills: number): Promise<Row> {
-  const rig = await matrixRig({ dbUrl: await freshDatabase(pg.url), model: { askEvery: 3, pauseMs: 80 } });
+export async function matrixKills(pg: PrivatePostgres, kills: number): Promise<Row[]> {
+  const dbUrl = await freshDatabase(pg.url);
+  const rig = await matrixRig({
+    dbUrl,
+    model: { askEvery: 3, pauseMs: 80 },
+    config: (room) => everyMinute('matrix', room, DIGEST_PROMPT),
+  });
   const random = seeded(1718);
   const t = tally();
   try {
@@ -68,8 +74,10 @@ export async function matrixKills(pg: PrivatePostgres, kills: number): Promise<R
       t,
       `${prompts} prompts for the asking turns (answered by reaction and by typed reply in turn); a turn is counted only once answered`,
     );
+    await rig.refresh();
+    const digests = await digestRow('matrix: digests under kill -9', rig.texts(), dbUrl);
     await proc.stop();
-    return result;
+    return [result, digests];
   } finally {
     await rig.close();
   }

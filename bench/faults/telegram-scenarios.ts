@@ -2,6 +2,7 @@
 // a flapping model route, a burst, and memory over many turns.
 import type { PrivatePostgres } from '../../test/support/services.ts';
 import { freshDatabase, query } from './db.ts';
+import { digestRow, everyMinute } from './digests.ts';
 import { dumpScenario } from './dump.ts';
 import { randomPlan, seeded } from './fault-proxy.ts';
 import { answerText, DIGEST_PROMPT } from './model.ts';
@@ -37,17 +38,7 @@ export async function telegramKills(pg: PrivatePostgres, kills: number): Promise
   const rig = await telegramRig({
     dbUrl,
     model: { askEvery: 3, pauseMs: 80 },
-    config: {
-      digests: {
-        faults: {
-          cron: '* * * * *',
-          timezone: 'UTC',
-          channel: 'telegram',
-          room: String(OWNER),
-          prompt: DIGEST_PROMPT,
-        },
-      },
-    },
+    config: everyMinute('telegram', String(OWNER), DIGEST_PROMPT),
   });
   const random = seeded(1717);
   const expected: string[] = [];
@@ -70,35 +61,12 @@ export async function telegramKills(pg: PrivatePostgres, kills: number): Promise
     }
     await sleep(2000);
     const turns = row('telegram: kill -9 mid-turn', kills, rig, expected, sent, seen);
-    const digests = await digestRow('telegram: digests under kill -9', rig, dbUrl);
+    const digests = await digestRow('telegram: digests under kill -9', rig.texts(), dbUrl);
     await proc.stop();
     return [turns, digests];
   } finally {
     await rig.close();
   }
-}
-
-async function digestRow(scenario: string, rig: TelegramRig, dbUrl: string): Promise<Row> {
-  const posts = rig.texts().filter((t) => t.startsWith('Digest at '));
-  const distinct = new Set(posts);
-  const runs = await query<{ outcome: string; n: number }>(
-    dbUrl,
-    'select outcome, count(*)::int as n from digest_runs group by outcome',
-  );
-  const fires = runs.reduce((a, r) => a + r.n, 0);
-  const silent = Math.max(0, (runs.find((r) => r.outcome === 'posted')?.n ?? 0) - distinct.size);
-  return {
-    scenario,
-    runs: fires,
-    messages: fires,
-    replies: distinct.size,
-    duplicates: posts.length - distinct.size,
-    losses: silent,
-    doubleRuns: 0,
-    p50Ms: null,
-    p95Ms: null,
-    notes: `digest_runs outcomes: ${runs.map((r) => `${r.outcome} ${r.n}`).join(', ')}; a fire cut off before its post is reported to the owner by the watchdog, not posted again`,
-  };
 }
 
 /** `pg_ctl stop`/`start` mid-turn, with a message sent while the database is down. */
