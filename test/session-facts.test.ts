@@ -281,6 +281,32 @@ for (const backend of backends()) {
       expect(touchedSensitive(recent)).toBe(true);
     });
 
+    it('finds open turns within the window, and tells one turn open or ended by its id', async () => {
+      const s = await log.open('test', 'open-turns');
+      const t = (n: number) => `50000000-0000-4000-8000-00000000000${n}`;
+      await log.append(s.id, { kind: 'user_message', text: 'one', sender: 'owner' }, t(0));
+      const through = await log.append(s.id, { kind: 'turn_ended', outcome: 'answered' }, t(0));
+      const carried = carriedFacts(await log.events(s.id));
+      await log.append(s.id, { kind: 'user_message', text: 'two', sender: 'owner' }, t(1));
+      await log.append(
+        s.id,
+        { kind: 'compaction', throughEventId: through, summary: 's', turns: 1, carried },
+        t(1),
+      );
+      await log.append(s.id, { kind: 'turn_ended', outcome: 'answered' }, t(1));
+      await log.append(s.id, { kind: 'user_message', text: 'three', sender: 'owner' }, t(2));
+      expect(await log.openTurns(s.id)).toEqual([{ sessionId: s.id, turnId: t(2) }]);
+      expect((await log.openTurns()).filter((o) => o.sessionId === s.id)).toEqual([
+        { sessionId: s.id, turnId: t(2) },
+      ]);
+      expect([await log.isOpen(t(0)), await log.isOpen(t(1)), await log.isOpen(t(2))]).toEqual([
+        false,
+        false,
+        true,
+      ]);
+      expect(await log.isOpen('50000000-0000-4000-8000-000000000009')).toBe(false);
+    });
+
     it('a later compaction without facts does not narrow the read past the last one with them', async () => {
       const s = await log.open('test', 'mixed');
       const t = (n: number) => `30000000-0000-4000-8000-00000000000${n}`;

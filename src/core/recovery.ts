@@ -92,7 +92,7 @@ export function postOnly(sink: ReplySink): ReplySink {
 
 /** The turn has no `turn_ended` and waits for no unexpired question (read inside its room's queue). */
 async function stillOpen(core: Core, turnId: string): Promise<boolean> {
-  if (!(await core.sessions.openTurns()).some((t) => t.turnId === turnId)) return false;
+  if (!(await core.sessions.isOpen(turnId))) return false;
   return !(await core.requests.forTurn(turnId)).some(
     (r) => r.status === 'pending' && r.expiresAt > core.now(),
   );

@@ -72,17 +72,39 @@ export function sessionLog(db: Db) {
       return found.rows[0] ? toSession(found.rows[0]) : undefined;
     },
 
-    /** Turns that began and never ended, across every session, oldest first. */
+    /**
+     * Turns that began and never ended, oldest first: of one session (looked for only where a turn
+     * reads, as a compaction never folds an open turn, so the cost does not grow with the
+     * session's age), or of every session (at start-up and on the sweeper's timer).
+     */
     async openTurns(sessionId?: string): Promise<Array<{ sessionId: string; turnId: string }>> {
       const result = await db.query<{ session_id: string; turn_id: string }>(
-        `select e.session_id, e.turn_id from session_events e
-         where e.kind = 'user_message' and ($1::uuid is null or e.session_id = $1::uuid)
-           and not exists (select 1 from session_events t
-                           where t.session_id = e.session_id and t.turn_id = e.turn_id and t.kind = 'turn_ended')
-         order by e.id`,
-        [sessionId ?? null],
+        sessionId === undefined
+          ? `select e.session_id, e.turn_id from session_events e
+             where e.kind = 'user_message'
+               and not exists (select 1 from session_events t
+                               where t.turn_id = e.turn_id and t.session_id = e.session_id
+                                 and t.kind = 'turn_ended')
+             order by e.id`
+          : `select e.session_id, e.turn_id from session_events e
+             where e.session_id = $1 and e.id > ${WINDOW_START} and e.kind = 'user_message'
+               and not exists (select 1 from session_events t
+                               where t.session_id = $1 and t.id > ${WINDOW_START}
+                                 and t.turn_id = e.turn_id and t.kind = 'turn_ended')
+             order by e.id`,
+        sessionId === undefined ? [] : [sessionId, String(FACTS_VERSION)],
       );
       return result.rows.map((r) => ({ sessionId: r.session_id, turnId: r.turn_id }));
+    },
+
+    /** Whether this turn began and has not ended (one index lookup, whatever the log's size). */
+    async isOpen(turnId: string): Promise<boolean> {
+      const found = await db.query<{ open: boolean }>(
+        `select exists (select 1 from session_events where turn_id = $1 and kind = 'user_message')
+            and not exists (select 1 from session_events where turn_id = $1 and kind = 'turn_ended') as open`,
+        [turnId],
+      );
+      return found.rows[0]?.open === true;
     },
 
     /** Whether a message with this platform id was already taken into any session of the room. */
@@ -128,11 +150,7 @@ export function sessionLog(db: Db) {
     async recent(sessionId: string, q: Queryable = db): Promise<SessionEvent[]> {
       const result = await q.query<EventRow>(
         `select ${EVENT_COLUMNS} from session_events
-         where session_id = $1 and id > coalesce((
-           select (c.payload->>'throughEventId')::bigint from session_events c
-           where c.session_id = $1 and c.kind = 'compaction' and c.payload->'carried'->>'version' = $2
-           order by c.id desc limit 1), 0)
-         order by id`,
+         where session_id = $1 and id > ${WINDOW_START} order by id`,
         [sessionId, String(FACTS_VERSION)],
       );
       return result.rows.map(toEvent);
@@ -141,6 +159,15 @@ export function sessionLog(db: Db) {
 }
 
 const EVENT_COLUMNS = 'id, session_id, turn_id, kind, payload, created_at';
+
+/**
+ * Where a turn's read of session $1 begins: after the turns folded by the newest compaction that
+ * carries facts of version $2 (0, the whole log, without one).
+ */
+const WINDOW_START = `coalesce((
+  select (c.payload->>'throughEventId')::bigint from session_events c
+  where c.session_id = $1 and c.kind = 'compaction' and c.payload->'carried'->>'version' = $2
+  order by c.id desc limit 1), 0)`;
 
 interface EventRow {
   id: number;

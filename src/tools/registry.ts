@@ -54,9 +54,11 @@ export function createToolRegistry(
 ): ToolRegistry {
   let shared: Ajv | undefined;
   const ajv = () => {
-    // Loaded with the first call's schema: ajv is some sixty modules that polling does not need.
-    const { Ajv: Compiler } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-    shared ??= new Compiler({ allErrors: true, strict: true });
+    if (!shared) {
+      // Loaded with the first call's schema: ajv is some sixty modules that polling does not need.
+      const { Ajv: Compiler } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+      shared = new Compiler({ allErrors: true, strict: true });
+    }
     return shared;
   };
   const builtins = new Map<string, CheckedTool>();
