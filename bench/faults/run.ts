@@ -34,6 +34,8 @@ const step = async (name: string, work: () => Promise<Row | Row[]>) => {
     const got = await work();
     rows.push(...(Array.isArray(got) ? got : [got]).map((r) => ({ ...r, step: name })));
   } catch (error) {
+    // The table gets the first line; the whole message (steward's log tail) goes to stderr.
+    process.stderr.write(`faults: ${name} crashed: ${(error as Error).message}\n`);
     rows.push({
       scenario: `${name}: CRASHED (${(error as Error).message.split('\n')[0]})`,
       runs: 0,
