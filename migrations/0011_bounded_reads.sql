@@ -5,6 +5,3 @@ create index session_events_compactions on session_events (session_id, id) where
 -- whole session, so a question is one per call of its turn.
 drop index permission_requests_one_per_call;
 create unique index permission_requests_one_per_call on permission_requests (session_id, turn_id, call_id);
-
--- Whether a turn is open is asked for one turn at a time (SessionLog.isOpen, openTurns): by its id.
-create index session_events_turn_frames on session_events (turn_id) where kind in ('user_message', 'turn_ended');

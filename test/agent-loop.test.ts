@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboundEvent, PermissionPrompt } from '../src/channel/port.ts';
 import { type AssistantDeps, createAssistant } from '../src/core/assistant.ts';
 import { FINISH_NOW, REPEAT_STOP } from '../src/core/ceilings.ts';
+import { postOnly } from '../src/core/recovery.ts';
 import { openAiCompatible } from '../src/gateway/openai-compatible.ts';
 import { createLogger } from '../src/log.ts';
 import { EXEMPT_TOOLS } from '../src/permissions/gate.ts';
@@ -585,6 +586,61 @@ describe('the agent loop', () => {
       { role: 'tool', tool_call_id: 'd1', content: '2+2 = 4' },
     ]);
   });
+
+  it('a cut-off turn whose message an older compaction folded is closed, not answered without it', async () => {
+    model = await startScriptedModel([reply('an answer to nothing')]);
+    const log = sessionLog(db);
+    const session = await log.open('test', 'r');
+    const [stranded, ended] = [crypto.randomUUID(), crypto.randomUUID()];
+    await log.append(session.id, { kind: 'user_message', text: 'lost question', sender: OWNER }, stranded);
+    await log.append(session.id, { kind: 'user_message', text: 'later', sender: OWNER }, ended);
+    const through = await log.append(session.id, { kind: 'turn_ended', outcome: 'answered' }, ended);
+    const carried = {
+      version: 1 as const,
+      sensitive: false,
+      tainted: false,
+      knownHosts: [],
+      loadedTools: [],
+    };
+    await log.append(session.id, {
+      kind: 'compaction',
+      throughEventId: through,
+      summary: 's',
+      turns: 1,
+      carried,
+    });
+    await assistant().recover((channel, room) => (channel === 'test' && room === 'r' ? sink : undefined));
+    expect(model.requests).toHaveLength(0);
+    expect(events).toEqual([]);
+    const closed = (await log.events(session.id)).filter((e) => e.turnId === stranded).map((e) => e.data);
+    expect(closed.at(-1)).toEqual({ kind: 'turn_ended', outcome: 'failed' });
+  });
+
+  it.each([
+    [{ type: 'turn_started', turnId: 't' }, 'room'],
+    [{ type: 'reply', text: 'the post', step: 1 }, 'room'],
+    [{ type: 'turn_ended', turnId: 't', status: 'answered' }, 'room'],
+    [{ type: 'notice', level: 'info', text: 'Resuming a turn that a restart cut off.' }, 'nobody'],
+    [{ type: 'notice', level: 'error', text: 'model: 503' }, 'owner'],
+    [{ type: 'tool_started', callId: 'c', tool: 'shell', args: '{"command":"cat secret"}' }, 'nobody'],
+    [{ type: 'text_delta', text: 'half', step: 1 }, 'nobody'],
+  ] as Array<[OutboundEvent, 'room' | 'owner' | 'nobody']>)(
+    "a resumed digest's %j goes to the %s",
+    async (event, where) => {
+      const room: OutboundEvent[] = [];
+      const owner: string[] = [];
+      await postOnly(
+        (e) => {
+          room.push(e);
+        },
+        { owner: { notify: async (text) => void owner.push(text) } },
+      )(event);
+      expect({ room: room.length, owner: owner.length }).toEqual({
+        room: where === 'room' ? 1 : 0,
+        owner: where === 'owner' ? 1 : 0,
+      });
+    },
+  );
 
   it('coerces a research turn that answers without tools exactly once', async () => {
     model = await startScriptedModel([reply('from memory'), reply('still from memory')]);

@@ -32,8 +32,10 @@ export async function queueRecovery(
     );
     if (waiting) continue;
     // A digest's turn was unattended when it began and stays so: nobody is there to ask.
-    const unattended = await isUnattended(core, session.id, turnId);
-    const room = unattended ? postOnly(sink) : sink;
+    const begun = await resumableAs(core, session, turnId);
+    if (begun === 'closed') continue;
+    const unattended = begun === 'unattended';
+    const room = unattended ? postOnly(sink, core) : sink;
     const turn = core.runner.inRoom(session.channel, session.room, async (signal) => {
       if (core.driving.has(turnId) || !(await stillOpen(core, turnId))) return;
       core.log.info({ sessionId, turnId }, 'resuming a turn that was cut off');
@@ -58,32 +60,55 @@ export async function resumeStranded(
 ): Promise<void> {
   for (const { turnId } of await core.sessions.openTurns(session.id)) {
     if (core.driving.has(turnId) || !(await stillOpen(core, turnId))) continue;
-    const unattended = await isUnattended(core, session.id, turnId);
-    const room = unattended ? postOnly(sink) : sink;
+    const begun = await resumableAs(core, session, turnId);
+    if (begun === 'closed') continue;
+    const unattended = begun === 'unattended';
+    const room = unattended ? postOnly(sink, core) : sink;
     core.log.info({ sessionId: session.id, turnId }, 'finishing a cut-off turn before the next message');
     await room({ type: 'notice', level: 'info', text: 'Finishing a turn that a failure cut off.' });
     await driveIn(core, session, turnId, room, { unattended, recovered: true }, signal);
   }
 }
 
-async function isUnattended(core: Core, sessionId: string, turnId: string): Promise<boolean> {
-  return (await core.sessions.recent(sessionId)).some(
-    (e) => e.turnId === turnId && e.data.kind === 'user_message' && e.data.sender === UNATTENDED_SENDER,
+/**
+ * Who began the turn, read where a turn reads. `closed`: its message lies before that window (a
+ * compaction written before folds stopped at open turns took it in), so it cannot be driven from
+ * the log; it is closed as failed, with a line in the log, instead of answering without its question.
+ */
+async function resumableAs(
+  core: Core,
+  session: Session,
+  turnId: string,
+): Promise<'owner' | 'unattended' | 'closed'> {
+  const begun = (await core.sessions.recent(session.id)).find(
+    (e) => e.turnId === turnId && e.data.kind === 'user_message',
   );
+  if (begun?.data.kind === 'user_message')
+    return begun.data.sender === UNATTENDED_SENDER ? 'unattended' : 'owner';
+  await core.sessions.append(session.id, { kind: 'turn_ended', outcome: 'failed' }, turnId);
+  core.log.warn(
+    { sessionId: session.id, turnId },
+    'closed a cut-off turn whose message an older compaction folded',
+  );
+  return 'closed';
 }
 
 /**
  * A digest's room gets only what the digest runner lets through when the turn first runs: the
- * turn's frame and its final reply. Tool activity, prompts and notices are for the owner; a
- * resumed digest is reported to the owner by the watchdog.
+ * turn's frame and its final reply. Tool activity and prompts are for the owner; an error notice
+ * (the resumed digest failed) goes to the owner's room, as the runner reports a failed fire.
  */
-export function postOnly(sink: ReplySink): ReplySink {
+export function postOnly(sink: ReplySink, core: Pick<Core, 'owner'>): ReplySink {
   return (event) => {
     switch (event.type) {
       case 'turn_started':
       case 'turn_ended':
       case 'reply':
         return sink(event);
+      case 'notice':
+        return event.level === 'error'
+          ? core.owner.notify(`A digest resumed after a restart: ${event.text}`)
+          : undefined;
       default:
         return undefined;
     }
