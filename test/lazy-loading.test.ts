@@ -83,6 +83,20 @@ describe('lazy loading', () => {
     });
   }
 
+  /** An emulator for the owner 4242, and the environment of a steward start against it. */
+  async function telegramStart(modelUrl: string) {
+    emulator = await startTelegramEmulator();
+    const tg = emulator;
+    const env = {
+      STEWARD_MODEL_BASE_URL: modelUrl,
+      STEWARD_MODEL: 'test-model',
+      STEWARD_TELEGRAM_TOKEN: tg.token,
+      STEWARD_TELEGRAM_OWNER_ID: '4242',
+      STEWARD_TELEGRAM_API_ROOT: tg.apiRoot,
+    };
+    return { tg, env };
+  }
+
   it('policy check opens no database and loads no driver, channel or model client', async () => {
     const result = await run(['policy', 'check', '--', 'ls', '-la'], {});
     expect(result.code).toBe(0);
@@ -120,30 +134,19 @@ describe('lazy loading', () => {
   });
 
   it('polling and a command the core answers itself load no model client and no schema compiler', async () => {
-    emulator = await startTelegramEmulator();
-    const tg = emulator;
-    const result = await run(
-      ['start'],
-      {
-        STEWARD_MODEL_BASE_URL: 'http://127.0.0.1:9/v1',
-        STEWARD_MODEL: 'test-model',
-        STEWARD_TELEGRAM_TOKEN: tg.token,
-        STEWARD_TELEGRAM_OWNER_ID: '4242',
-        STEWARD_TELEGRAM_API_ROOT: tg.apiRoot,
-      },
-      '',
-      (kill) => {
-        void (async () => {
-          await tg.user(4242).say('/help');
-          await waitFor(
-            () => tg.botMessages(4242).find((m) => m.text.includes('/help')),
-            'the help text',
-            30_000,
-          );
-          kill();
-        })();
-      },
-    );
+    // No model answers here: a model request would fail the run, not pass it.
+    const { tg, env } = await telegramStart('http://127.0.0.1:9/v1');
+    const result = await run(['start'], env, '', (kill) => {
+      void (async () => {
+        await tg.user(4242).say('/help');
+        await waitFor(
+          () => tg.botMessages(4242).find((m) => m.text.includes('/help')),
+          'the help text',
+          30_000,
+        );
+        kill();
+      })();
+    });
     expect(result.code).toBe(0);
     expect(result.packages).toContain('grammy');
     // undici comes with the first model request or fetch; ajv's compiler with the first tool call.
@@ -153,26 +156,14 @@ describe('lazy loading', () => {
 
   it('a Telegram-only steward start loads grammY and none of Matrix, MCP or Readability', async () => {
     model = await startScriptedModel([reply('pong')]);
-    emulator = await startTelegramEmulator();
-    const tg = emulator;
-    const result = await run(
-      ['start'],
-      {
-        STEWARD_MODEL_BASE_URL: model.baseUrl,
-        STEWARD_MODEL: 'test-model',
-        STEWARD_TELEGRAM_TOKEN: tg.token,
-        STEWARD_TELEGRAM_OWNER_ID: '4242',
-        STEWARD_TELEGRAM_API_ROOT: tg.apiRoot,
-      },
-      '',
-      (kill) => {
-        void (async () => {
-          await tg.user(4242).say('ping');
-          await waitFor(() => tg.botMessages(4242).find((m) => m.text === 'pong'), 'the reply', 30_000);
-          kill();
-        })();
-      },
-    );
+    const { tg, env } = await telegramStart(model.baseUrl);
+    const result = await run(['start'], env, '', (kill) => {
+      void (async () => {
+        await tg.user(4242).say('ping');
+        await waitFor(() => tg.botMessages(4242).find((m) => m.text === 'pong'), 'the reply', 30_000);
+        kill();
+      })();
+    });
     expect(result.code).toBe(0);
     expect(result.packages).toContain('grammy');
     for (const pkg of ['pg', 'pg-boss', ...UNUSED_BY_DEFAULT])
