@@ -124,13 +124,15 @@ describe.skipIf(!env)('Matrix channel against Synapse', () => {
           ),
           `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
         ],
-        pauseMs: 250,
+        // Slow enough that typing lasts a few seconds: the owner's probe is a whole /sync, which
+        // a loaded Synapse can take over a second to answer.
+        pauseMs: 700,
       },
     ]);
     await owner.say(directRoom, 'tell me slowly');
     const botId = steward?.botId ?? '';
     // Typing starts once the bot has synced the message, which a loaded machine can delay by
-    // seconds; it lasts while the turn streams (five pieces, 250 ms apart).
+    // seconds; it lasts while the turn streams (five pieces, 700 ms apart).
     let typing = false;
     for (const deadline = Date.now() + 15_000; !typing && Date.now() < deadline; ) {
       typing = (await owner.typing(directRoom)).includes(botId);
