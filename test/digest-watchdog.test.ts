@@ -1,11 +1,15 @@
 // The digest watchdog on the real scheduler (lease engine, PGlite) with a controlled clock: a
 // digest whose model call fails, one whose post the channel rejects, and one whose process died
 // mid-run each produce exactly one notice to the owner; a healthy digest produces none.
+
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { OutboundEvent, ReplySink } from '../src/channel/port.ts';
+import { UNATTENDED_SENDER } from '../src/core/core.ts';
 import { watchdogText } from '../src/scheduler/watchdog.ts';
 import type { Db } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
+import { sessionLog } from '../src/store/session-log.ts';
 import {
   type DigestHarness,
   recordingOutboxes,
@@ -114,6 +118,69 @@ describe('the digest watchdog', () => {
     const notices = aboutDigest(out.ownerNotices('test'));
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatch(/has not finished \(stuck, or steward was stopped mid-run\)/);
+  });
+
+  /**
+   * What a steward killed during the 07:30 run's turn leaves: the schedule moved on, the run
+   * "running" and naming its turn, the turn begun in its room and not ended. The restarted
+   * steward's recovery resumes the turn, which knows nothing of the run.
+   */
+  async function resumedAfterKill(script: ScriptStep[]) {
+    model = await startScriptedModel(script);
+    const out = recordingOutboxes();
+    h = await startDigestHarness({
+      db,
+      modelUrl: model.baseUrl,
+      clock,
+      outboxFor: out.outboxFor,
+      ownerSink: out.ownerSink,
+      engine: 'lease',
+      graceMs: 10 * MINUTE,
+    });
+    await h.command(ADD('here'), 'test', 'markets-room');
+    await db.query("update schedules set next_fire_at = '2026-03-31T05:30:00Z'");
+    const turnId = randomUUID();
+    await db.query(
+      `insert into digest_runs (schedule_id, fire_at, trigger, outcome, started_at, turn_id)
+       values ('markets-digest', '2026-03-30T05:30:00Z', 'schedule', 'running', '2026-03-30T05:30:01Z', $1)`,
+      [turnId],
+    );
+    const sessions = sessionLog(db);
+    const session = await sessions.startFresh('test', 'markets-room');
+    await sessions.append(
+      session.id,
+      { kind: 'user_message', text: 'markets', sender: UNATTENDED_SENDER },
+      turnId,
+    );
+    await h.assistant.recover(out.outboxFor);
+    await h.advance(20 * MINUTE);
+    await h.advance(20 * MINUTE);
+    await h.scheduler.watchdog();
+    const run = await db.query<{ outcome: string; session_id: string | null; delivered_at: Date | null }>(
+      'select outcome, session_id, delivered_at from digest_runs',
+    );
+    return { out, run: run.rows[0], sessionId: session.id };
+  }
+
+  it('a run whose turn was resumed after a restart and posted is settled as posted, with no notice', async () => {
+    const { out, run, sessionId } = await resumedAfterKill([reply('Markets: calm.')]);
+    expect(out.posts('test', 'markets-room')).toEqual(['Markets: calm.']);
+    expect(run).toMatchObject({ outcome: 'posted', session_id: sessionId });
+    expect(run?.delivered_at).toBeInstanceOf(Date);
+    expect(aboutDigest(out.ownerNotices('test'))).toEqual([]);
+    expect(await h?.scheduler.status()).toEqual([expect.stringMatching(/: posted, delivered$/)]);
+  });
+
+  it('a run whose resumed turn failed is reported once as failed, not as stuck', async () => {
+    const { out, run } = await resumedAfterKill([
+      { status: 500, body: { error: { message: 'overloaded' } } },
+    ]);
+    expect(out.posts('test', 'markets-room')).toEqual([]);
+    expect(run?.outcome).toBe('failed');
+    const notices = aboutDigest(out.ownerNotices('test'));
+    expect(notices).toEqual([
+      expect.stringMatching(/failed \(the turn resumed after a restart ended without a post\)/),
+    ]);
   });
 
   it('words each outcome for the owner', () => {

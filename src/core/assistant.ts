@@ -18,7 +18,7 @@ import { approvals } from './approvals.ts';
 import { budget } from './budget.ts';
 import type { Core, Outbox } from './core.ts';
 import { decide } from './decide.ts';
-import { handleMessage, runUnattended } from './handle-message.ts';
+import { handleMessage, runUnattended, type UnattendedInput } from './handle-message.ts';
 import { type Lifecycle, lifecycle } from './lifecycle.ts';
 import { readStoredOutput } from './read-output.ts';
 import { expireOverdue, pendingPrompts, recover } from './recovery.ts';
@@ -74,7 +74,7 @@ export interface Assistant extends ChannelPort, Lifecycle {
    * A turn nobody watches (a scheduled digest): a fresh session, no questions; a call that would
    * ask is denied with a hint. Resolves with how the turn ended.
    */
-  runUnattended(input: { channel: string; room: string; text: string }, sink: ReplySink): Promise<TurnStatus>;
+  runUnattended(input: UnattendedInput, sink: ReplySink): Promise<TurnStatus>;
   /** Resumes turns a crash or a stop cut off; parked turns keep waiting. `start` calls it once. */
   recover(outbox: Outbox): Promise<void>;
   /** Questions nobody answered in time count as "deny"; `start` runs it on a timer. */

@@ -143,9 +143,17 @@ async function driveOrTell(
   }
 }
 
+/** `turnId`: chosen by the caller when it records the turn before it begins (a digest run does). */
+export interface UnattendedInput {
+  channel: string;
+  room: string;
+  text: string;
+  turnId?: string;
+}
+
 export async function runUnattended(
   core: Core,
-  input: { channel: string; room: string; text: string },
+  input: UnattendedInput,
   sink: ReplySink,
 ): Promise<TurnStatus> {
   return core.runner.inRoom(input.channel, input.room, async (signal) => {
@@ -156,7 +164,7 @@ export async function runUnattended(
       return 'failed';
     }
     const session = await core.sessions.startFresh(input.channel, input.room);
-    const turnId = randomUUID();
+    const turnId = input.turnId ?? randomUUID();
     await core.sessions.append(
       session.id,
       { kind: 'user_message', text: input.text, sender: UNATTENDED_SENDER },

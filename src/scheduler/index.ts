@@ -166,7 +166,10 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
       await runner.idle();
     },
     watchdog: watch,
-    status: () => digestStatus(db),
+    async status() {
+      await store.settleResumed(now());
+      return digestStatus(db);
+    },
   };
 }
 

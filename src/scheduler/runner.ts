@@ -1,6 +1,7 @@
 // One fire of one digest: take the lease, run the unattended turn, post the reply to the target
 // room, leave the audit row, and tell the owner about failures and skipped fires. Engines only say
 // "look at schedule X now"; everything that makes a fire happen once lives here.
+import { randomUUID } from 'node:crypto';
 import type { OutboundEvent, ReplySink } from '../channel/port.ts';
 import type { Assistant } from '../core/assistant.ts';
 import type { Logger } from '../log.ts';
@@ -131,16 +132,19 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
           errors.push(event.text);
         }
       };
-      const mark = await store.eventMark();
+      // The run names its turn first: a turn a restart cuts off is resumed by recovery, which
+      // knows nothing of runs, and settleResumed finds the run through it.
+      const turnId = randomUUID();
+      await store.linkTurn(runId, turnId);
       try {
-        const status = await deps.assistant.runUnattended({ channel, room, text: prompt }, sink);
+        const status = await deps.assistant.runUnattended({ channel, room, text: prompt, turnId }, sink);
         if (status !== 'answered' || posted === 0) {
           failure = errors[0]?.split(';')[0] ?? `the turn ended without a reply (${status})`;
         }
       } catch (error) {
         failure = (error as Error).message.split('\n')[0] ?? 'unknown error';
       }
-      sessionId = await store.sessionOfRun(mark, channel, room, prompt).catch(() => null);
+      sessionId = await store.sessionOfTurn(turnId).catch(() => null);
     }
     await store.finishRun(runId, {
       outcome: failure ? 'failed' : 'posted',

@@ -270,22 +270,53 @@ export function digestStore(db: Db) {
       return result.rows.length;
     },
 
-    /** The newest event id, so the session a run creates can be found after it. */
-    async eventMark(): Promise<number> {
-      const result = await db.query<{ id: number | null }>('select max(id) as id from session_events');
-      return Number(result.rows[0]?.id ?? 0);
+    /** Names the turn that will make the run's post, before it begins. */
+    async linkTurn(runId: number, turnId: string): Promise<void> {
+      await db.query('update digest_runs set turn_id = $2 where id = $1', [runId, turnId]);
     },
 
-    /** The session of the unattended turn that started with `text` in this room after `mark`. */
-    async sessionOfRun(mark: number, channel: string, room: string, text: string): Promise<string | null> {
+    /** The session a run's turn began in, once it has. */
+    async sessionOfTurn(turnId: string): Promise<string | null> {
       const result = await db.query<{ session_id: string }>(
-        `select e.session_id from session_events e join sessions s on s.id = e.session_id
-         where e.id > $1 and e.kind = 'user_message' and s.channel = $2 and s.room = $3
-           and e.payload->>'sender' = 'steward' and e.payload->>'text' = $4
-         order by e.id limit 1`,
-        [mark, channel, room, text],
+        `select session_id from session_events where turn_id = $1 and kind = 'user_message' limit 1`,
+        [turnId],
       );
       return result.rows[0]?.session_id ?? null;
+    },
+
+    /**
+     * Runs whose runner stopped with its process (still `running`, or `interrupted` at the next
+     * start) but whose turn recovery resumed and ended: settled from the delivery ledger the turn's
+     * end wrote, posted or failed, so the watchdog reports what happened and not a stuck run.
+     */
+    async settleResumed(at: Date): Promise<number> {
+      const fromLedger = await db.query(
+        `update digest_runs r
+            set outcome = case when d.status = 'delivered' then 'posted' else 'failed' end,
+                session_id = d.session_id,
+                posted = case when d.status = 'delivered' then 1 else 0 end,
+                message_ids = d.message_ids,
+                detail = case when d.status = 'delivered' then null else d.error end,
+                finished_at = $1,
+                delivered_at = case when d.status = 'delivered' then d.created_at end
+           from deliveries d
+          where r.turn_id is not null and r.outcome in ('running', 'interrupted')
+            and d.turn_id = r.turn_id and d.kind = 'digest'
+          returning r.id`,
+        [at],
+      );
+      const withoutPost = await db.query(
+        `update digest_runs r
+            set outcome = 'failed', session_id = e.session_id, finished_at = $1,
+                detail = 'the turn resumed after a restart ended without a post'
+           from session_events e
+          where r.turn_id is not null and r.outcome in ('running', 'interrupted')
+            and e.turn_id = r.turn_id and e.kind = 'turn_ended'
+            and not exists (select 1 from deliveries d where d.turn_id = r.turn_id and d.kind = 'digest')
+          returning r.id`,
+        [at],
+      );
+      return fromLedger.rows.length + withoutPost.rows.length;
     },
   };
 }

@@ -7,7 +7,7 @@ import type { ReplySink } from '../channel/port.ts';
 import type { Logger } from '../log.ts';
 import type { Db } from '../store/db.ts';
 import { formatFire } from './cron.ts';
-import type { RunOutcome } from './store.ts';
+import { digestStore, type RunOutcome } from './store.ts';
 
 export interface UnreportedRun {
   id: number;
@@ -53,6 +53,8 @@ export function digestWatchdog(deps: {
     /** Reports every fire past its grace without a delivered post; returns how many it reported. */
     async check(): Promise<number> {
       const now = deps.now();
+      // A run whose turn was resumed after a restart is judged by how that turn ended.
+      await digestStore(db).settleResumed(now);
       let reported = 0;
       for (const run of await unreported(db, new Date(now.getTime() - deps.graceMs))) {
         const sink = run.channel ? deps.ownerSink(run.channel) : undefined;
