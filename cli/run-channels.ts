@@ -69,6 +69,8 @@ export async function runChannels(
             assistant,
             channels: channels.map((c) => c.name),
             outboxFor: (channel, room) => byName.get(channel)?.outbox(room),
+            // A fire caught up at start waits until its channel can post (Matrix logs in first).
+            online: (channel) => assistant.whenOnline(channel),
             ownerSink: (channel) => {
               const target = byName.get(channel);
               const room = target?.ownerRoom?.();

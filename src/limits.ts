@@ -30,6 +30,8 @@ export interface Limits {
   stopGraceMs: number;
   /** A digest fire with no delivered post this long after it was due is reported to the owner. */
   digestGraceMs: number;
+  /** A digest due before its channel is up (caught up at start) waits this long for it, then fails. */
+  digestChannelWaitMs: number;
   /** A final reply that could not be delivered is posted late at most this many times before it is only logged. */
   lateReplyTries: number;
 }
@@ -78,6 +80,7 @@ export const DEFAULT_LIMITS: Limits = {
   sweepEveryMs: 30_000,
   stopGraceMs: 5_000,
   digestGraceMs: 15 * 60 * 1000,
+  digestChannelWaitMs: 2 * 60 * 1000,
   lateReplyTries: 5,
 };
 

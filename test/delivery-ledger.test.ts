@@ -95,8 +95,17 @@ describe('the delivery ledger', () => {
     expect(rows[1]?.body).toBe('Second answer.');
     expect(rows[1]?.error).toMatch(/did not confirm/);
 
+    // Digests wait for this (Lifecycle.whenOnline): pending until the channel says it is up.
+    let up = false;
+    void a.whenOnline('test').then(() => {
+      up = true;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(up).toBe(false);
     // The channel comes online: the failed reply goes out with a line saying it is late.
     await a.online('test');
+    await a.whenOnline('test');
+    expect(up).toBe(true);
     await waitFor(() => posted.length === 3, 'the late reply');
     await a.idle();
     expect((posted[2] as { text: string }).text).toMatch(

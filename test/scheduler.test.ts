@@ -199,6 +199,39 @@ describe.each(schedulerBackends().map((b) => [`${b.name} (${b.engine})`, b] as c
       ]);
     });
 
+    it('a fire caught up at start waits for its channel to come up, and fails clearly if it never does', async () => {
+      const first = await start([reply('Monday digest.')]);
+      await first.command(ADD_MARKETS, 'test', 'markets-room');
+      await stop(first);
+      await clock.setTime(new Date('2026-03-30T05:50:00Z'));
+      // The channel logs in after the scheduler started (Matrix takes seconds): no outbox before.
+      const up = Promise.withResolvers<void>();
+      let online = false;
+      const outboxFor = (channel: string, room: string) =>
+        online ? out.outboxFor(channel, room) : undefined;
+      const second = await start(undefined, { outboxFor, online: () => up.promise, channelWaitMs: 10_000 });
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await digestRuns(store.db)).map((r) => r.outcome)).toEqual(['running']);
+      online = true;
+      up.resolve();
+      await posted('markets-room', 1);
+      await second.scheduler.idle();
+      expect((await digestRuns(store.db)).map((r) => r.outcome)).toEqual(['posted']);
+      await stop(second);
+
+      await clock.setTime(new Date('2026-03-31T05:40:00Z')); // Tuesday's fire, 10 minutes late
+      const third = await start(undefined, {
+        outboxFor: () => undefined,
+        online: () => new Promise<void>(() => {}),
+        channelWaitMs: 1000,
+      });
+      await waitFor(() => out.ownerNotices('test').length === 1, 'the failure notice');
+      expect(out.ownerNotices('test')[0]).toMatch(
+        /^Digest markets-digest \(Tue 31 Mar, 07:30 \(Europe\/Paris\)\) failed: the test channel was not up 1 s after the fire\./,
+      );
+      await third.scheduler.idle();
+    });
+
     it('pause, resume, remove, run now and list, from chat', async () => {
       const h = await start([reply('Run now.'), reply('After resume.'), reply('extra')]);
       expect(await h.command('/digest list')).toMatch(/^No digests yet\. Add one, e\.g\. \/digest add/);

@@ -8,16 +8,24 @@ export const everyMinute = (channel: string, room: string, prompt: string) => ({
   digests: { faults: { cron: '* * * * *', timezone: 'UTC', channel, room, prompt } },
 });
 
-/** `texts`: the room's messages as they read now (edits applied); digest posts start "Digest at ". */
-export async function digestRow(scenario: string, texts: string[], dbUrl: string): Promise<Row> {
-  const posts = texts.filter((t) => t.startsWith('Digest at '));
+/** `texts`: the rooms' messages as they read now (edits applied); digest posts start "Digest [name] at ". */
+export async function digestRow(
+  scenario: string,
+  texts: string[],
+  dbUrl: string,
+  /** Without kills, a fire that did not post is lost; with them, it is reported, as designed. */
+  how: { unpostedIsLoss?: boolean } = {},
+): Promise<Row> {
+  const posts = texts.filter((t) => /^Digest (\w+ )?at /.test(t));
   const distinct = new Set(posts);
-  const runs = await query<{ outcome: string; n: number }>(
+  const runs = await query<{ outcome: string; n: number; why: string[] }>(
     dbUrl,
-    'select outcome, count(*)::int as n from digest_runs group by outcome',
+    `select outcome, count(*)::int as n, array_remove(array_agg(distinct detail), null) as why
+     from digest_runs group by outcome`,
   );
   const fires = runs.reduce((a, r) => a + r.n, 0);
-  const silent = Math.max(0, (runs.find((r) => r.outcome === 'posted')?.n ?? 0) - distinct.size);
+  const posted = runs.find((r) => r.outcome === 'posted')?.n ?? 0;
+  const silent = Math.max(0, posted - distinct.size) + (how.unpostedIsLoss ? fires - posted : 0);
   return {
     scenario,
     runs: fires,
@@ -28,6 +36,6 @@ export async function digestRow(scenario: string, texts: string[], dbUrl: string
     doubleRuns: 0,
     p50Ms: null,
     p95Ms: null,
-    notes: `digest_runs outcomes: ${runs.map((r) => `${r.outcome} ${r.n}`).join(', ')}; a fire cut off before its post is reported to the owner by the watchdog, not posted again`,
+    notes: `digest_runs outcomes: ${runs.map((r) => `${r.outcome} ${r.n}${r.why.length ? ` (${r.why.join('; ')})` : ''}`).join(', ')}${how.unpostedIsLoss ? '' : '; a fire cut off before its post is reported to the owner by the watchdog, not posted again'}`,
   };
 }

@@ -33,3 +33,19 @@ export async function dumpScenario(
   );
   if (rig.proxy) writeFileSync(file('proxy.json'), JSON.stringify(rig.proxy.calls, null, 1));
 }
+
+/** The Matrix scenarios' story: steward's log (every process), the deliveries and the digest runs. */
+export async function dumpMatrix(name: string, dbUrl: string, log: string): Promise<void> {
+  if (!process.env.FAULTS_DEBUG) return;
+  const dir = process.env.FAULTS_OUT ?? '/tmp';
+  const file = (what: string) => join(dir, `${name}.${what}`);
+  writeFileSync(file('steward.log'), log);
+  const tables = {
+    deliveries: await query(
+      dbUrl,
+      'select id, kind, room, turn_id, status, message_ids, error, left(body, 60) as body, created_at from deliveries order by id',
+    ),
+    digest_runs: await query(dbUrl, 'select * from digest_runs order by id'),
+  };
+  writeFileSync(file('tables.json'), JSON.stringify(tables, null, 1));
+}

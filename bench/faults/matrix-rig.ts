@@ -23,8 +23,10 @@ export interface MatrixRigOptions {
   model: FaultModelOptions;
   synapse?: SynapseOptions;
   markPauseMs?: number;
-  /** Extra config merged over the mark server's; given the DM room, as digests name it. */
-  config?: (room: string) => Record<string, unknown>;
+  /** Extra config merged over the mark server's; given the DM room and the extra rooms. */
+  config?: (room: string, rooms: string[]) => Record<string, unknown>;
+  /** Group rooms the owner opens and invites the bot to before steward starts. */
+  extraRooms?: number;
 }
 
 export interface MatrixRig {
@@ -32,8 +34,14 @@ export interface MatrixRig {
   model: ScriptedModel;
   markFile: string;
   room: string;
+  /** The extra rooms, in the order they were opened. */
+  rooms: string[];
   start(): Promise<StewardProcess>;
-  say(text: string): Promise<number>;
+  say(text: string, inRoom?: string): Promise<number>;
+  /** The bot's messages in a room, as they read now (one full read of its /messages). */
+  textsIn(room: string): Promise<string[]>;
+  /** Whether the bot has joined the room. */
+  joined(room: string): Promise<boolean>;
   /** Reads the room's new events (the owner's /messages); the bot's messages as they read now. */
   refresh(): Promise<void>;
   texts(): string[];
@@ -66,6 +74,8 @@ export async function matrixRig(options: MatrixRigOptions): Promise<MatrixRig> {
   const botToken = await synapse.account('steward-bot');
   const owner = matrixHuman(synapse.url, ownerToken);
   const room = await owner.createRoom({ invite: [BOT], direct: true });
+  const rooms: string[] = [];
+  for (let i = 0; i < (options.extraRooms ?? 0); i++) rooms.push(await owner.createRoom({ invite: [BOT] }));
 
   const dir = tempDir('steward-faults-matrix-');
   const workspace = join(dir.path, 'workspace');
@@ -87,7 +97,7 @@ export async function matrixRig(options: MatrixRigOptions): Promise<MatrixRig> {
           },
         },
       },
-      ...options.config?.(room),
+      ...options.config?.(room, rooms),
     }),
   );
   const env: Record<string, string> = {
@@ -107,21 +117,24 @@ export async function matrixRig(options: MatrixRigOptions): Promise<MatrixRig> {
 
   const events: RoomEvent[] = [];
   const known = new Set<string>();
+  const page = (inRoom: string, from?: string) => {
+    const query = new URLSearchParams({ dir: 'b', limit: '100', ...(from ? { from } : {}) });
+    return persist(() =>
+      owner.api<{ chunk: RoomEvent[]; end?: string }>(
+        'GET',
+        `/_matrix/client/v3/rooms/${encodeURIComponent(inRoom)}/messages?${query}`,
+      ),
+    );
+  };
   const refresh = async () => {
     const fresh: RoomEvent[] = [];
     let from: string | undefined;
     for (;;) {
-      const query = new URLSearchParams({ dir: 'b', limit: '100', ...(from ? { from } : {}) });
-      const page = await persist(() =>
-        owner.api<{ chunk: RoomEvent[]; end?: string }>(
-          'GET',
-          `/_matrix/client/v3/rooms/${encodeURIComponent(room)}/messages?${query}`,
-        ),
-      );
-      const unseen = page.chunk.filter((e) => !known.has(e.event_id));
+      const got = await page(room, from);
+      const unseen = got.chunk.filter((e) => !known.has(e.event_id));
       fresh.push(...unseen);
-      if (unseen.length < page.chunk.length || !page.end || page.chunk.length === 0) break;
-      from = page.end;
+      if (unseen.length < got.chunk.length || !got.end || got.chunk.length === 0) break;
+      from = got.end;
     }
     for (const e of fresh.reverse()) {
       known.add(e.event_id);
@@ -152,9 +165,21 @@ export async function matrixRig(options: MatrixRigOptions): Promise<MatrixRig> {
       }
       return current;
     },
-    async say(text) {
-      await persist(() => owner.say(room, text));
+    rooms,
+    async say(text, inRoom = room) {
+      await persist(() => owner.say(inRoom, text));
       return Date.now();
+    },
+    joined: async (inRoom) => (await owner.membership(inRoom, BOT)) === 'join',
+    async textsIn(inRoom) {
+      const all: RoomEvent[] = [];
+      for (let from: string | undefined, more = true; more; ) {
+        const got = await page(inRoom, from);
+        all.push(...got.chunk);
+        more = Boolean(got.end) && got.chunk.length > 0;
+        from = got.end;
+      }
+      return messagesFrom(all.reverse(), BOT).map((m) => String(m.body ?? ''));
     },
     refresh,
     texts: () => messagesFrom(events, BOT).map((m) => String(m.body ?? '')),

@@ -1,8 +1,9 @@
 // The Matrix scenarios, each on a private Synapse: kill -9 at random moments of multi-step turns,
 // the homeserver restarted mid-turn and mid-sync, and tight rate limits.
 import type { PrivatePostgres } from '../../test/support/services.ts';
-import { freshDatabase } from './db.ts';
+import { freshDatabase, query } from './db.ts';
 import { digestRow, everyMinute } from './digests.ts';
+import { dumpMatrix } from './dump.ts';
 import { seeded } from './fault-proxy.ts';
 import { awaitMatrixReplies, type MatrixRig, matrixRig } from './matrix-rig.ts';
 import { answerText, DIGEST_PROMPT } from './model.ts';
@@ -76,6 +77,7 @@ export async function matrixKills(pg: PrivatePostgres, kills: number): Promise<R
     );
     await rig.refresh();
     const digests = await digestRow('matrix: digests under kill -9', rig.texts(), dbUrl);
+    await dumpMatrix('matrix-kill', dbUrl, proc.log());
     await proc.stop();
     return [result, digests];
   } finally {
@@ -148,6 +150,86 @@ export async function matrixRateLimits(pg: PrivatePostgres, messages: number): P
     );
     await proc.stop();
     return result;
+  } finally {
+    await rig.close();
+  }
+}
+
+/**
+ * Rooms at once: the owner writes one message in each of `rooms` group rooms at the same moment,
+ * while five digests fire in the same minute, each into one of those rooms. Every message is
+ * answered once in its own room, every fire posted once.
+ */
+export async function matrixRoomsAtOnce(pg: PrivatePostgres, count: number): Promise<Row[]> {
+  const dbUrl = await freshDatabase(pg.url);
+  const rig = await matrixRig({
+    dbUrl,
+    model: { askEvery: 0, pauseMs: 40 },
+    extraRooms: count,
+    config: (_dm, rooms) => ({
+      digests: Object.fromEntries(
+        rooms.slice(0, 5).map((room, i) => [
+          `d${i + 1}`,
+          {
+            cron: '* * * * *',
+            timezone: 'UTC',
+            channel: 'matrix',
+            room,
+            prompt: `${DIGEST_PROMPT} d${i + 1}`,
+          },
+        ]),
+      ),
+    }),
+  });
+  const t = tally();
+  try {
+    const proc = await rig.start();
+    for (const room of rig.rooms) while (!(await rig.joined(room))) await sleep(200);
+    // Just before a minute turns, so the digests fire while the messages are being answered.
+    await sleep(Math.max(0, 60_000 - (Date.now() % 60_000) - 1500));
+    await Promise.all(
+      rig.rooms.map(async (room, i) => {
+        const want = answerText(`T${i + 1}`);
+        t.expected.push(want);
+        t.sent.set(want, await rig.say(`T${i + 1}`, room));
+      }),
+    );
+    const read = async () => (await Promise.all(rig.rooms.map((room) => rig.textsIn(room)))).flat();
+    for (const deadline = Date.now() + 180_000; Date.now() < deadline; await sleep(300)) {
+      const texts = await read();
+      for (const want of t.expected)
+        if (!t.seen.has(want) && texts.includes(want)) t.seen.set(want, Date.now());
+      const fired = await query<{ n: number }>(
+        dbUrl,
+        "select count(*)::int as n from digest_runs where outcome <> 'running'",
+      );
+      if (t.seen.size === t.expected.length && (fired[0]?.n ?? 0) >= 5) break;
+    }
+    await sleep(3000);
+    const perRoom = await Promise.all(rig.rooms.map((room) => rig.textsIn(room)));
+    // An answer counts only in the room its message was written in.
+    const texts = perRoom.flatMap((inRoom, i) =>
+      inRoom.filter((x) => !x.startsWith('Answer ') || x === answerText(`T${i + 1}`)),
+    );
+    const astray = perRoom.flat().length - texts.length;
+    const turns = replyRow({
+      scenario: `matrix: ${count} rooms at once + 5 digests in one minute`,
+      runs: 1,
+      texts,
+      ...t,
+      markFile: rig.markFile,
+      notes: `answers in another room than their message: ${astray}`,
+    });
+    const digests = await digestRow(
+      'matrix: 5 digests firing in the same minute, one room each',
+      texts,
+      dbUrl,
+      {
+        unpostedIsLoss: true,
+      },
+    );
+    await proc.stop();
+    return [{ ...turns, losses: turns.losses + astray }, digests];
   } finally {
     await rig.close();
   }

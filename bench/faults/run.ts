@@ -3,14 +3,15 @@
 // table and writes bench/results/faults.json and faults.md. Run counts come from the environment:
 // FAULTS_KILLS (30), FAULTS_PG_RESTARTS (6), FAULTS_PROXY_MESSAGES (30), FAULTS_BURST (50),
 // FAULTS_RSS_TURNS (1000), FAULTS_FLAP_MESSAGES (30), FAULTS_LOAD_MESSAGES (20),
-// FAULTS_MATRIX_KILLS (30), FAULTS_SYNAPSE_RESTARTS (8), FAULTS_MATRIX_RATE_MESSAGES (12);
+// FAULTS_MATRIX_KILLS (30), FAULTS_SYNAPSE_RESTARTS (8), FAULTS_MATRIX_RATE_MESSAGES (12),
+// FAULTS_MATRIX_ROOMS (20);
 // FAULTS_ONLY=name,name runs a subset (FAULTS_MERGE=1 keeps the other rows of the committed
 // results); FAULTS_OUT names another results folder.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { privatePostgres } from '../../test/support/services.ts';
 import { loadWithDigests } from './load.ts';
-import { matrixKills, matrixRateLimits, synapseRestarts } from './matrix-scenarios.ts';
+import { matrixKills, matrixRateLimits, matrixRoomsAtOnce, synapseRestarts } from './matrix-scenarios.ts';
 import { mergeResults, readResults } from './merge.ts';
 import { modelFlapping } from './model-flapping.ts';
 import { type Row, table } from './tally.ts';
@@ -66,6 +67,7 @@ try {
   await step('matrix-kill', () => matrixKills(pg, num('FAULTS_MATRIX_KILLS', 30)));
   await step('synapse', () => synapseRestarts(pg, num('FAULTS_SYNAPSE_RESTARTS', 8)));
   await step('matrix-rate', () => matrixRateLimits(pg, num('FAULTS_MATRIX_RATE_MESSAGES', 12)));
+  await step('matrix-rooms', () => matrixRoomsAtOnce(pg, num('FAULTS_MATRIX_ROOMS', 20)));
 } finally {
   await pg.destroy();
 }

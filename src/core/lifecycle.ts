@@ -32,6 +32,11 @@ export interface Lifecycle {
   stop(): Promise<void>;
   /** Resolves when no turn is queued or running (input ended: let the last turns finish). */
   idle(): Promise<void>;
+  /**
+   * Resolves once the channel has reported itself online and its cut-off turns are queued: a
+   * digest fired before then (caught up at start) waits for it instead of finding no outbox.
+   */
+  whenOnline(channel: string): Promise<void>;
 }
 
 export function lifecycle(core: Core): Lifecycle & { online(channel: string): Promise<void> } {
@@ -41,6 +46,12 @@ export function lifecycle(core: Core): Lifecycle & { online(channel: string): Pr
   let stopped: Promise<void> | undefined;
   let outbox: Outbox | undefined;
   const recovered = new Set<string>();
+  const up = new Map<string, PromiseWithResolvers<void>>();
+  const upFor = (channel: string) => {
+    const known = up.get(channel) ?? Promise.withResolvers<void>();
+    up.set(channel, known);
+    return known;
+  };
   // One late-delivery round per channel at a time; a nudge during one is covered by the next sweep.
   const delivering = new Set<string>();
   const late = (channel: string) => {
@@ -55,9 +66,10 @@ export function lifecycle(core: Core): Lifecycle & { online(channel: string): Pr
       // Once per channel per process: a reconnecting channel must not resume turns already running.
       if (!outbox || recovered.has(channel)) return;
       recovered.add(channel);
-      await queueRecovery(core, outbox, channel);
+      await queueRecovery(core, outbox, channel).finally(() => upFor(channel).resolve());
       late(channel);
     },
+    whenOnline: (channel) => upFor(channel).promise,
     async start({ outbox: posts, services: starters = [], notifyOwner, statusLines }) {
       outbox = posts;
       if (notifyOwner) core.owner.notify = notifyOwner;

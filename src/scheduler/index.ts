@@ -44,6 +44,10 @@ export interface SchedulerOptions {
   outboxFor(channel: string, room: string): ReplySink | undefined;
   /** The owner's private room on a channel: failures and skipped fires are reported there. */
   ownerSink(channel: string): ReplySink | undefined;
+  /** Resolves once a channel is up (Lifecycle.whenOnline): a fire waits for it before posting. */
+  online?(channel: string): Promise<void>;
+  /** How long a fire waits for `online` (default Limits.digestChannelWaitMs). */
+  channelWaitMs?: number;
   /** Installed skill names. */
   skills: ReadonlySet<string>;
   log: Logger;
@@ -95,6 +99,8 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     assistant: options.assistant,
     outboxFor: options.outboxFor,
     ownerSink: options.ownerSink,
+    ...(options.online ? { online: options.online } : {}),
+    channelWaitMs: options.channelWaitMs ?? DEFAULT_LIMITS.digestChannelWaitMs,
     log,
     now,
     catchUpMs,

@@ -18,6 +18,10 @@ export interface RunnerDeps {
   outboxFor(channel: string, room: string): ReplySink | undefined;
   /** The owner's private room on a channel, for failures and skipped fires. */
   ownerSink(channel: string): ReplySink | undefined;
+  /** Resolves once the channel is up (Lifecycle.whenOnline); absent, it is taken as up already. */
+  online?(channel: string): Promise<void>;
+  /** How long a run waits for `online` before it fails. */
+  channelWaitMs: number;
   log: Logger;
   now(): Date;
   catchUpMs: number;
@@ -103,13 +107,16 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
 
   const run = async (schedule: Schedule, runId: number, fireAt: Date, next: Date | undefined) => {
     const { channel, room, prompt } = schedule;
-    const target = deps.outboxFor(channel, room);
+    const up = deps.online ? await within(deps.online(channel), deps.channelWaitMs) : true;
+    const target = up ? deps.outboxFor(channel, room) : undefined;
     let posted = 0;
     const messageIds: string[] = [];
     const errors: string[] = [];
     let failure: string | undefined;
     let sessionId: string | null = null;
-    if (!target) {
+    if (!up) {
+      failure = `the ${channel} channel was not up ${Math.round(deps.channelWaitMs / 1000)} s after the fire`;
+    } else if (!target) {
       failure = `steward cannot post in ${channel}:${room}`;
     } else {
       // Only the final reply reaches the room: tool activity and error notices are for the owner.
@@ -183,6 +190,20 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
       while (running.size > 0) await Promise.all(running);
     },
   };
+}
+
+/** Whether `work` settles within `ms`. The timer does not keep the process up. */
+async function within(work: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((done) => {
+    timer = setTimeout(() => done(false), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function missedText(schedule: Schedule, missed: MissedFires, windowMs: number): string {
