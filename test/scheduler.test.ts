@@ -229,7 +229,23 @@ describe.each(schedulerBackends().map((b) => [`${b.name} (${b.engine})`, b] as c
       expect(out.ownerNotices('test')[0]).toMatch(
         /^Digest markets-digest \(Tue 31 Mar, 07:30 \(Europe\/Paris\)\) failed: the test channel was not up 1 s after the fire\./,
       );
-      await third.scheduler.idle();
+      await stop(third);
+
+      // A fire too late to run: the skip notice, too, waits for the owner's room to exist.
+      await clock.setTime(new Date('2026-04-01T07:00:00Z'));
+      const ownerUp = Promise.withResolvers<void>();
+      let ownerOnline = false;
+      const fourth = await start(undefined, {
+        ownerSink: (channel) => (ownerOnline ? out.ownerSink(channel) : undefined),
+        online: () => ownerUp.promise,
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(out.ownerNotices('test')).toHaveLength(1);
+      ownerOnline = true;
+      ownerUp.resolve();
+      await waitFor(() => out.ownerNotices('test').length === 2, 'the skip notice');
+      expect(out.ownerNotices('test')[1]).toMatch(/^Digest markets-digest missed its run at Wed 1 Apr/);
+      await fourth.scheduler.idle();
     });
 
     it('pause, resume, remove, run now and list, from chat', async () => {

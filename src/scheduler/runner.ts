@@ -83,10 +83,13 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
         { digest: id, missed: decision.missed?.count },
         'skipped digest fires older than the catch-up window',
       );
-      await tellOwner(
-        schedule,
-        'info',
-        `${skipped.detail} Next run: ${formatFire(decision.next, schedule.timezone)}.`,
+      // Not awaited: at start the owner's room may be a channel login away.
+      track(
+        tellOwner(
+          schedule,
+          'info',
+          `${skipped.detail} Next run: ${formatFire(decision.next, schedule.timezone)}.`,
+        ),
       );
     }
     if (claim.runId !== undefined && decision.fireAt) {
@@ -95,6 +98,7 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
   };
 
   const tellOwner = async (schedule: Schedule, level: 'info' | 'error', text: string) => {
+    if (deps.online) await within(deps.online(schedule.channel), deps.channelWaitMs);
     const sink = deps.ownerSink(schedule.channel);
     if (!sink) {
       log.warn({ digest: schedule.id, channel: schedule.channel }, `no owner room to tell: ${text}`);
