@@ -211,6 +211,7 @@ async function connect(sdk: Sdk, e2ee: E2eeStatus, options: MatrixChannelOptions
   try {
     if (client.crypto) {
       await client.crypto.prepare(await client.getJoinedRooms());
+      queryKeysBeforeClaims(client);
       log.info(
         { device: client.crypto.clientDeviceId, ed25519: client.crypto.clientDeviceEd25519 },
         `matrix: end-to-end encryption on (${e2ee.available ? e2ee.engine : ''}); keys kept in the database`,
@@ -221,6 +222,40 @@ async function connect(sdk: Sdk, e2ee: E2eeStatus, options: MatrixChannelOptions
     throw keysClash(error, me.device_id);
   }
   return { client, userId, state, crypto };
+}
+
+interface SdkEngine {
+  lock: { acquire<T>(name: string, work: () => Promise<T>): Promise<T> };
+  machine: {
+    updateTrackedUsers(ids: string[]): Promise<unknown>;
+    getMissingSessions(ids: string[]): Promise<unknown>;
+  };
+  runOnly(...types: number[]): Promise<void>;
+  processKeysClaimRequest(request: unknown): Promise<void>;
+  addTrackedUsers(ids: string[]): Promise<void>;
+}
+
+/** matrix-bot-sdk's RustEngine lock that every sync batch takes, and its key-query request type. */
+const SDK_SYNC_LOCK = 'sync';
+const KEYS_QUERY = 1;
+
+/**
+ * matrix-bot-sdk tracks a member by marking them for a key query and at once asking for missing
+ * sessions, before the query is sent; the crypto machine then waits 5 s for that query, holding the
+ * lock every sync batch waits for. Each member event of an encrypted room did so: the owner joining
+ * their direct chat held the next messages back 15 s. Sending the query first, as the SDK's own
+ * prepareEncrypt does, ends the wait.
+ */
+function queryKeysBeforeClaims(client: MatrixClient) {
+  const engine = (client.crypto as unknown as { engine?: SdkEngine } | undefined)?.engine;
+  if (!engine) return;
+  engine.addTrackedUsers = (ids) =>
+    engine.lock.acquire(SDK_SYNC_LOCK, async () => {
+      await engine.machine.updateTrackedUsers(ids);
+      await engine.runOnly(KEYS_QUERY);
+      const claim = await engine.machine.getMissingSessions(ids);
+      if (claim) await engine.processKeysClaimRequest(claim);
+    });
 }
 
 /**
@@ -265,6 +300,22 @@ async function whoAmI(
 const FORWARDED = new Set(['room.event', 'room.join']);
 
 /**
+ * Whether the SDK's own listeners get this event. A member event of an unencrypted room would
+ * only make the SDK track that user's devices, and each such call can wait 5 s on a pending key
+ * query while holding the lock every sync batch needs: 20 rooms joined at once held the owner's
+ * messages back for 75-100 s. Encrypted rooms, and the event that turns encryption on, still go.
+ */
+export async function sdkNeeds(
+  type: string,
+  event: { type?: string } | undefined,
+  encrypted: () => Promise<boolean>,
+): Promise<boolean> {
+  if (!FORWARDED.has(type)) return false;
+  if (type !== 'room.event' || event?.type !== 'm.room.member') return true;
+  return encrypted();
+}
+
+/**
  * Hands a batch to the SDK's own processing (which decrypts when E2EE is on), with an emit that
  * waits for each of our handlers. processSync is protected in the SDK's types; it is the seam
  * MatrixClient.start() itself uses. Invites and account data are not re-emitted: the SDK's DM
@@ -281,9 +332,11 @@ async function takeIn(
     processSync(raw: unknown, emit: (type: string, ...payload: unknown[]) => Promise<void>): Promise<void>;
   };
   await sdkClient.processSync(batch, async (type, ...payload) => {
-    const id = (payload[1] as { event_id?: string } | undefined)?.event_id;
+    const event = payload[1] as { event_id?: string; type?: string } | undefined;
+    const id = event?.event_id;
     if (type === 'room.decrypted_event' && id) decrypted.add(id);
-    if (FORWARDED.has(type)) client.emit(type, ...payload);
+    const encrypted = async () => (await client.crypto?.isRoomEncrypted(String(payload[0]))) === true;
+    if (await sdkNeeds(type, event, encrypted)) client.emit(type, ...payload);
     await handle(type, payload, id !== undefined && decrypted.has(id));
   });
 }

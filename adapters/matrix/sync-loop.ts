@@ -71,9 +71,19 @@ export async function runSync(options: SyncOptions): Promise<void> {
   let failures = 0;
   while (!signal.aborted) {
     try {
+      const polled = performance.now();
       const batch = await syncOnce(options, token);
+      const got = performance.now();
       if (token) await fillGaps(options, batch, token);
       await options.handle(batch, token === null);
+      log.debug(
+        {
+          rooms: Object.keys(batch.rooms?.join ?? {}).length,
+          pollMs: Math.round(got - polled),
+          takeInMs: Math.round(performance.now() - got),
+        },
+        'matrix: took in a sync batch',
+      );
       token = batch.next_batch;
       await options.storage.setSyncToken(token);
       failures = 0;

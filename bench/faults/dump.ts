@@ -34,8 +34,13 @@ export async function dumpScenario(
   if (rig.proxy) writeFileSync(file('proxy.json'), JSON.stringify(rig.proxy.calls, null, 1));
 }
 
-/** The Matrix scenarios' story: steward's log (every process), the deliveries and the digest runs. */
-export async function dumpMatrix(name: string, dbUrl: string, log: string): Promise<void> {
+/** The Matrix scenarios' story: steward's log (every process), the deliveries, digest runs and events. */
+export async function dumpMatrix(
+  name: string,
+  dbUrl: string,
+  log: string,
+  timelines?: () => Promise<unknown>,
+): Promise<void> {
   if (!process.env.FAULTS_DEBUG) return;
   const dir = process.env.FAULTS_OUT ?? '/tmp';
   const file = (what: string) => join(dir, `${name}.${what}`);
@@ -46,6 +51,12 @@ export async function dumpMatrix(name: string, dbUrl: string, log: string): Prom
       'select id, kind, room, turn_id, status, message_ids, error, left(body, 60) as body, created_at from deliveries order by id',
     ),
     digest_runs: await query(dbUrl, 'select * from digest_runs order by id'),
+    events: await query(
+      dbUrl,
+      `select e.id, s.room, e.turn_id, e.kind, left(e.payload::text, 80) as payload, e.created_at
+       from session_events e join sessions s on s.id = e.session_id order by e.id`,
+    ),
   };
   writeFileSync(file('tables.json'), JSON.stringify(tables, null, 1));
+  if (timelines) writeFileSync(file('timelines.json'), JSON.stringify(await timelines(), null, 1));
 }

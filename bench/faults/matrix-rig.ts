@@ -38,6 +38,8 @@ export interface MatrixRig {
   rooms: string[];
   start(): Promise<StewardProcess>;
   say(text: string, inRoom?: string): Promise<number>;
+  /** A room's whole timeline, oldest first (one full read of its /messages). */
+  eventsIn(room: string): Promise<RoomEvent[]>;
   /** The bot's messages in a room, as they read now (one full read of its /messages). */
   textsIn(room: string): Promise<string[]>;
   /** Whether the bot has joined the room. */
@@ -126,6 +128,16 @@ export async function matrixRig(options: MatrixRigOptions): Promise<MatrixRig> {
       ),
     );
   };
+  const eventsIn = async (inRoom: string) => {
+    const all: RoomEvent[] = [];
+    for (let from: string | undefined, more = true; more; ) {
+      const got = await page(inRoom, from);
+      all.push(...got.chunk);
+      more = Boolean(got.end) && got.chunk.length > 0;
+      from = got.end;
+    }
+    return all.reverse();
+  };
   const refresh = async () => {
     const fresh: RoomEvent[] = [];
     let from: string | undefined;
@@ -171,16 +183,8 @@ export async function matrixRig(options: MatrixRigOptions): Promise<MatrixRig> {
       return Date.now();
     },
     joined: async (inRoom) => (await owner.membership(inRoom, BOT)) === 'join',
-    async textsIn(inRoom) {
-      const all: RoomEvent[] = [];
-      for (let from: string | undefined, more = true; more; ) {
-        const got = await page(inRoom, from);
-        all.push(...got.chunk);
-        more = Boolean(got.end) && got.chunk.length > 0;
-        from = got.end;
-      }
-      return messagesFrom(all.reverse(), BOT).map((m) => String(m.body ?? ''));
-    },
+    eventsIn,
+    textsIn: async (inRoom) => messagesFrom(await eventsIn(inRoom), BOT).map((m) => String(m.body ?? '')),
     refresh,
     texts: () => messagesFrom(events, BOT).map((m) => String(m.body ?? '')),
     botEventTimes: () =>

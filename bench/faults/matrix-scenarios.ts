@@ -228,6 +228,9 @@ export async function matrixRoomsAtOnce(pg: PrivatePostgres, count: number): Pro
         unpostedIsLoss: true,
       },
     );
+    await dumpMatrix('matrix-rooms', dbUrl, proc.log(), async () =>
+      Promise.all(rig.rooms.map((room) => rig.eventsIn(room))),
+    );
     await proc.stop();
     return [{ ...turns, losses: turns.losses + astray }, digests];
   } finally {

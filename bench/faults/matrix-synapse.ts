@@ -4,7 +4,7 @@
 // the shared test homeserver other suites use.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -192,6 +192,10 @@ export async function privateSynapse(options: SynapseOptions = {}): Promise<Priv
     start,
     async destroy() {
       await signal('SIGKILL');
+      // With FAULTS_DEBUG, the homeserver's own story (each request and how long it took) is kept.
+      const log = join(dir.path, 'homeserver.log');
+      if (process.env.FAULTS_DEBUG && existsSync(log))
+        copyFileSync(log, join(process.env.FAULTS_OUT ?? '/tmp', `synapse-${port}.log`));
       dir.remove();
     },
   };

@@ -23,7 +23,13 @@ export interface StewardProcess {
 
 export function startSteward(env: Record<string, string>, logSoFar = ''): StewardProcess {
   const child: ChildProcess = spawn(process.execPath, [BIN, 'start'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      // A profile of the stewards a scenario runs, e.g. FAULTS_NODE_OPTIONS=--cpu-prof.
+      ...(process.env.FAULTS_NODE_OPTIONS ? { NODE_OPTIONS: process.env.FAULTS_NODE_OPTIONS } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });
