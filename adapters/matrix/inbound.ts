@@ -47,7 +47,13 @@ export interface InboundDeps {
   typingEveryMs: number;
 }
 
-type Start = () => Promise<unknown>;
+/** An event handed on: `taken` settles once it is safe to confirm to the homeserver. */
+export interface Taken {
+  taken: Promise<void>;
+}
+
+/** Work started once an event's turn in its room comes; `accept` says the event is safely taken. */
+type Start = (accept: () => void) => Promise<unknown>;
 
 /**
  * Whether an owner's event that arrived in clear is acted on. Pure. In an encrypted room no client
@@ -73,6 +79,8 @@ const ACTED_ON = new Set(['m.room.message', 'm.reaction', 'm.room.encrypted']);
 export function inboundRouter(deps: InboundDeps) {
   const { assistant, owner, ops, state, log } = deps;
   const lanes = new Map<string, Promise<void>>();
+  // Events handed on and not yet taken (in the log, or settled): a second delivery of one is skipped.
+  const inFlight = new Set<string>();
   const inflight = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>) => {
     inflight.add(work);
@@ -80,17 +88,32 @@ export function inboundRouter(deps: InboundDeps) {
   };
   /**
    * `prepare` runs after the room's earlier events; what it returns is started, not awaited (the
-   * assistant keeps a room's turns in order itself). Decisions are awaited in `prepare`.
+   * assistant keeps a room's turns in order itself). Decisions are awaited in `prepare`. Resolves
+   * once the event is taken: the assistant has it in its log (or it needed none), or it was
+   * dropped with a warning. It rejects only when the assistant could not take a message in (the
+   * database is away), so the sync loop does not confirm it and the homeserver delivers it again.
    */
-  const lane = (room: string, prepare: () => Promise<Start | undefined>) => {
+  const lane = (room: string, prepare: () => Promise<Start | undefined>): Promise<void> => {
+    const taken = Promise.withResolvers<void>();
+    const accept = () => taken.resolve();
     const next = (lanes.get(room) ?? Promise.resolve())
       .then(async () => {
         const start = await prepare();
-        if (start) track(start().catch((error: Error) => log.error({ room }, `matrix: ${error.message}`)));
+        if (!start) return accept();
+        track(
+          start(accept).then(accept, (error: Error) => {
+            taken.reject(error);
+            log.error({ room }, `matrix: ${error.message}`);
+          }),
+        );
       })
-      .catch((error: Error) => log.warn({ room }, `matrix: could not take in an event: ${error.message}`));
+      .catch((error: Error) => {
+        accept();
+        log.warn({ room }, `matrix: could not take in an event: ${error.message}`);
+      });
     lanes.set(room, next);
     track(next);
+    return taken.promise;
   };
 
   const typing = async <T>(room: string, work: () => Promise<T>): Promise<T> => {
@@ -139,7 +162,7 @@ export function inboundRouter(deps: InboundDeps) {
     }
   };
 
-  const onMessage = (room: string, event: MatrixEvent) => {
+  const onMessage = (room: string, event: MatrixEvent): Promise<void> | undefined => {
     const content = event.content as {
       msgtype?: string;
       body?: unknown;
@@ -152,7 +175,7 @@ export function inboundRouter(deps: InboundDeps) {
     const replyTo = relates?.['m.in_reply_to']?.event_id;
     const body = media ? media.caption : replyTo ? stripReplyFallback(content.body) : content.body;
     const fallback = content.body;
-    lane(room, async () => {
+    return lane(room, async () => {
       const decision = media ? undefined : decisionFromText(body);
       if (decision) {
         const open = await state.openPrompts(room);
@@ -188,11 +211,12 @@ export function inboundRouter(deps: InboundDeps) {
       if (media?.attachment) message.attachments = [media.attachment];
       if (media?.unsupported) message.unsupported = media.unsupported;
       if (quote) message.quote = quote;
-      return () => typing(room, () => assistant.handle(message, help ? withHelp : sink));
+      return (accept) =>
+        typing(room, () => assistant.handle(message, help ? withHelp : sink, { accepted: accept }));
     });
   };
 
-  const onReaction = (room: string, event: MatrixEvent) => {
+  const onReaction = (room: string, event: MatrixEvent): Promise<void> | undefined => {
     const relates = event.content['m.relates_to'] as
       | { rel_type?: string; event_id?: string; key?: string }
       | undefined;
@@ -200,7 +224,7 @@ export function inboundRouter(deps: InboundDeps) {
     const decision = decisionFromReaction(relates.key);
     const target = relates.event_id;
     if (!decision) return;
-    lane(room, async () => {
+    return lane(room, async () => {
       await deps.promptsPosted();
       const prompt = await state.promptByEvent(target);
       if (prompt && prompt.outcome === null) await decide([prompt], decision, true);
@@ -263,7 +287,7 @@ export function inboundRouter(deps: InboundDeps) {
       type: string,
       payload: unknown[],
       { initial, decrypted }: { initial: boolean; decrypted: boolean },
-    ): Promise<void> {
+    ): Promise<Taken | undefined> {
       const [room, event] = payload as [string, MatrixEvent];
       if (type === 'room.event' && event.type === 'm.room.encryption') ops.encryptionChanged(room);
       if (type === 'room.invite') {
@@ -287,11 +311,23 @@ export function inboundRouter(deps: InboundDeps) {
         log.warn({ room, type: event.type }, 'matrix: ignored an event in clear in an encrypted room');
         return;
       }
-      if (!(await state.firstSeen(event.event_id))) return;
-      log.debug({ room, type: event.type, eventId: event.event_id }, 'matrix: took in an event');
-      if (event.type === 'm.room.message') onMessage(room, event);
-      else if (event.type === 'm.reaction') onReaction(room, event);
-      else onEncrypted(room);
+      // Seen is recorded once the event is taken, not when it arrives: a kill in between leaves it
+      // unseen and unconfirmed, so it comes again. Meanwhile a second delivery is skipped here.
+      const id = event.event_id;
+      if (inFlight.has(id) || (await state.seen(id))) return;
+      inFlight.add(id);
+      log.debug({ room, type: event.type, eventId: id }, 'matrix: took in an event');
+      const taking =
+        event.type === 'm.room.message'
+          ? onMessage(room, event)
+          : event.type === 'm.reaction'
+            ? onReaction(room, event)
+            : onEncrypted(room);
+      const taken = Promise.resolve(taking)
+        .then(() => state.markSeen(id))
+        .finally(() => inFlight.delete(id));
+      taken.catch(() => {});
+      return { taken };
     },
     /** Resolves when everything taken in so far has been handled. */
     async idle(): Promise<void> {

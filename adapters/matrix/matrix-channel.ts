@@ -8,7 +8,7 @@ import type { Logger } from '../../src/log.ts';
 import type { Db } from '../../src/store/db.ts';
 import { e2eeUnavailableText } from './check-e2ee.ts';
 import { type PrivateRoom, privateRoom } from './direct-room.ts';
-import { inboundRouter, MATRIX_CHANNEL } from './inbound.ts';
+import { inboundRouter, MATRIX_CHANNEL, type Taken } from './inbound.ts';
 import { type E2eeStatus, loadMatrixSdk, type Sdk } from './load-sdk.ts';
 import { channelCrypto } from './matrix-crypto.ts';
 import { matrixOps } from './matrix-ops.ts';
@@ -156,7 +156,7 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
             setSyncToken: (token) => Promise.resolve(state.storage.setSyncToken(token)),
           },
           handle: async (batch, initial) => {
-            await takeIn(client, batch, (type, payload, decrypted) =>
+            const taken = await takeIn(client, batch, (type, payload, decrypted) =>
               router.onEvent(type, payload, { initial, decrypted }),
             );
             if (first) {
@@ -167,6 +167,7 @@ export function matrixChannel(options: MatrixChannelOptions): MatrixChannel {
               ready.resolve({ userId, directRoom, e2ee, ...(device ? { device } : {}) });
             }
             first = false;
+            return taken;
           },
           signal,
           log,
@@ -317,17 +318,18 @@ export async function sdkNeeds(
 
 /**
  * Hands a batch to the SDK's own processing (which decrypts when E2EE is on), with an emit that
- * waits for each of our handlers. processSync is protected in the SDK's types; it is the seam
+ * waits for each of our handlers to take its event; `taken` settles once every event is taken. processSync is protected in the SDK's types; it is the seam
  * MatrixClient.start() itself uses. Invites and account data are not re-emitted: the SDK's DM
  * tracker would rewrite m.direct from them.
  */
 async function takeIn(
   client: MatrixClient,
   batch: SyncBatch,
-  handle: (type: string, payload: unknown[], decrypted: boolean) => Promise<void>,
-): Promise<void> {
+  handle: (type: string, payload: unknown[], decrypted: boolean) => Promise<Taken | undefined>,
+): Promise<Taken> {
   // The SDK announces each event it decrypted just before it emits it as a room event.
   const decrypted = new Set<string>();
+  const taking: Promise<void>[] = [];
   const sdkClient = client as unknown as {
     processSync(raw: unknown, emit: (type: string, ...payload: unknown[]) => Promise<void>): Promise<void>;
   };
@@ -337,8 +339,10 @@ async function takeIn(
     if (type === 'room.decrypted_event' && id) decrypted.add(id);
     const encrypted = async () => (await client.crypto?.isRoomEncrypted(String(payload[0]))) === true;
     if (await sdkNeeds(type, event, encrypted)) client.emit(type, ...payload);
-    await handle(type, payload, id !== undefined && decrypted.has(id));
+    const handed = await handle(type, payload, id !== undefined && decrypted.has(id));
+    if (handed) taking.push(handed.taken);
   });
+  return { taken: Promise.all(taking).then(() => {}) };
 }
 
 /** The SDK logs every failed request (a missing state event included); ours says what matters. */

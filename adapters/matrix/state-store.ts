@@ -72,14 +72,21 @@ export function matrixStateStore(db: Db, account: string, now: () => Date = () =
     set,
     /** matrix-bot-sdk's storage, over this table. */
     storage,
-    /** True the first time an event id is seen; false for every later delivery. */
-    async firstSeen(eventId: string): Promise<boolean> {
-      const inserted = await db.query(
+    /** Whether an event was taken in before (by this process or an earlier one). */
+    async seen(eventId: string): Promise<boolean> {
+      const found = await db.query('select 1 from matrix_seen_events where account = $1 and event_id = $2', [
+        account,
+        eventId,
+      ]);
+      return found.rows.length > 0;
+    },
+    /** Records an event as taken in; later deliveries of it are skipped. */
+    async markSeen(eventId: string): Promise<void> {
+      await db.query(
         `insert into matrix_seen_events (account, event_id, seen_at) values ($1, $2, $3)
-         on conflict do nothing returning event_id`,
+         on conflict do nothing`,
         [account, eventId, now()],
       );
-      return inserted.rows.length === 1;
     },
     async pruneSeen(): Promise<void> {
       await db.query('delete from matrix_seen_events where account = $1 and seen_at < $2', [

@@ -28,8 +28,12 @@ export interface SyncOptions {
   homeserver: string;
   accessToken: string;
   storage: { getSyncToken(): Promise<string | null>; setSyncToken(token: string): Promise<unknown> };
-  /** Takes in one batch. `initial`: there was no token yet, so its timelines are history. */
-  handle(batch: SyncBatch, initial: boolean): Promise<void>;
+  /**
+   * Takes in one batch. `initial`: there was no token yet, so its timelines are history. `taken`
+   * settles once every event is safely taken (a message in the assistant's log can wait for a turn
+   * running in its room); the batch's token is saved only then, and rejecting means fetch again.
+   */
+  handle(batch: SyncBatch, initial: boolean): Promise<{ taken: Promise<void> } | undefined>;
   signal: AbortSignal;
   log: Logger;
   pollMs?: number;
@@ -64,18 +68,49 @@ const FIRST_FILTER = () =>
 /** A timeline cut short ("limited") is filled from /messages, back to the last token, this far. */
 const MAX_BACKFILL = 500;
 
-/** Runs until `signal` aborts. Rejects only when the access token is refused or on a fatal error. */
+/**
+ * Runs until `signal` aborts. Rejects only when the access token is refused or on a fatal error.
+ * Syncing goes on while earlier batches' events wait to be taken; tokens are saved in order, each
+ * once its batch and every one before it is taken. A batch whose events could not be taken makes
+ * the loop fetch again from the last saved token; what was taken meanwhile is skipped as seen.
+ */
 export async function runSync(options: SyncOptions): Promise<void> {
   const { signal, log } = options;
   let token = await options.storage.getSyncToken();
   let failures = 0;
+  let saving: Promise<void> = Promise.resolve();
+  let refetch = false;
+  let generation = 0;
   while (!signal.aborted) {
     try {
+      if (refetch) {
+        refetch = false;
+        saving = Promise.resolve();
+        token = await options.storage.getSyncToken();
+      }
+      // A batch belongs to the round its fetch began in: one fetched as a failure was being found
+      // must not be saved past it either.
+      const mine = generation;
       const polled = performance.now();
       const batch = await syncOnce(options, token);
       const got = performance.now();
       if (token) await fillGaps(options, batch, token);
-      await options.handle(batch, token === null);
+      const handed = await options.handle(batch, token === null);
+      const next = batch.next_batch;
+      saving = saving.then(async () => {
+        try {
+          await handed?.taken;
+          if (mine === generation) await options.storage.setSyncToken(next);
+        } catch (error) {
+          // No later token may be saved past it: everything from the last saved one comes again.
+          if (mine !== generation || signal.aborted) return;
+          generation++;
+          refetch = true;
+          log.warn(
+            `matrix: could not take in every event (${(error as Error).message}); fetching them again`,
+          );
+        }
+      });
       log.debug(
         {
           rooms: Object.keys(batch.rooms?.join ?? {}).length,
@@ -84,8 +119,7 @@ export async function runSync(options: SyncOptions): Promise<void> {
         },
         'matrix: took in a sync batch',
       );
-      token = batch.next_batch;
-      await options.storage.setSyncToken(token);
+      token = next;
       failures = 0;
     } catch (error) {
       if (signal.aborted) break;

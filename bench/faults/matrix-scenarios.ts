@@ -59,21 +59,24 @@ export async function matrixKills(pg: PrivatePostgres, kills: number): Promise<R
   const t = tally();
   try {
     let proc = await rig.start();
-    for (let k = 1; k <= kills; k++) {
+    let stoppedAt: number | undefined;
+    for (let k = 1; k <= kills && stoppedAt === undefined; k++) {
       await send(rig, t, k);
       await busyWait(rig, random() * 5000);
       await proc.kill9();
       proc = await rig.start();
-      await awaitMatrixReplies(rig, t.expected, 90_000, t.seen);
+      // A message unanswered after 90 s is a loss; every later wait would time out on it too.
+      if (!(await awaitMatrixReplies(rig, t.expected, 90_000, t.seen))) stoppedAt = k;
     }
+    if (stoppedAt !== undefined) await dumpMatrix('matrix-kill', dbUrl, proc.log());
     await sleep(3000);
     const prompts = rig.texts().filter((x) => x.startsWith('🔐 Permission needed')).length;
     const result = await row(
       'matrix: kill -9 mid-turn',
-      kills,
+      stoppedAt ?? kills,
       rig,
       t,
-      `${prompts} prompts for the asking turns (answered by reaction and by typed reply in turn); a turn is counted only once answered`,
+      `${prompts} prompts for the asking turns (answered by reaction and by typed reply in turn); a turn is counted only once answered${stoppedAt === undefined ? '' : `; stopped after kill ${stoppedAt}, a message unanswered for 90 s`}`,
     );
     await rig.refresh();
     const digests = await digestRow('matrix: digests under kill -9', rig.texts(), dbUrl);
