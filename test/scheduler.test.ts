@@ -245,7 +245,27 @@ describe.each(schedulerBackends().map((b) => [`${b.name} (${b.engine})`, b] as c
       ownerUp.resolve();
       await waitFor(() => out.ownerNotices('test').length === 2, 'the skip notice');
       expect(out.ownerNotices('test')[1]).toMatch(/^Digest markets-digest missed its run at Wed 1 Apr/);
-      await fourth.scheduler.idle();
+      await stop(fourth);
+
+      // Stopped while a fire waits for a channel that never came up: the stop does not wait the
+      // channel's 10 minutes, and the owner is told by the next start's watchdog, not now.
+      await clock.setTime(new Date('2026-04-02T05:40:00Z'));
+      const fifth = await start(undefined, {
+        online: () => new Promise<void>(() => {}),
+        channelWaitMs: 600_000,
+      });
+      await waitFor(
+        async () => (await digestRuns(store.db)).at(-1)?.fire_at.toISOString() === '2026-04-02T05:30:00.000Z',
+        'the Thursday fire claimed',
+      );
+      const stopping = Date.now();
+      await stop(fifth);
+      expect(Date.now() - stopping).toBeLessThan(5_000);
+      expect((await digestRuns(store.db)).at(-1)).toMatchObject({
+        outcome: 'failed',
+        detail: 'steward stopped before the test channel was up',
+      });
+      expect(out.ownerNotices('test')).toHaveLength(2);
     });
 
     it('pause, resume, remove, run now and list, from chat', async () => {

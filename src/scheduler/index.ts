@@ -169,7 +169,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<Schedul
     async stop() {
       clock.clearInterval(watching);
       await engine.stop();
-      await runner.idle();
+      await runner.stop();
     },
     watchdog: watch,
     async status() {

@@ -39,12 +39,17 @@ export interface DigestRunner {
   runNow(schedule: Schedule): Promise<void>;
   /** Resolves when every run started so far has finished. */
   idle(): Promise<void>;
+  /** Stops waiting for channels that are not up (those runs fail at once), then waits for the rest. */
+  stop(): Promise<void>;
 }
 
 export function digestRunner(deps: RunnerDeps): DigestRunner {
   const store = digestStore(deps.db);
   const { log } = deps;
   const running = new Set<Promise<void>>();
+  const stopping = new AbortController();
+  const channelUp = (channel: string) =>
+    deps.online ? within(deps.online(channel), deps.channelWaitMs, stopping.signal) : Promise.resolve(true);
   const track = (work: Promise<void>) => {
     const done = work.catch((error: Error) => log.error({ err: error }, 'digest run crashed'));
     running.add(done);
@@ -98,7 +103,7 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
   };
 
   const tellOwner = async (schedule: Schedule, level: 'info' | 'error', text: string) => {
-    if (deps.online) await within(deps.online(schedule.channel), deps.channelWaitMs);
+    await channelUp(schedule.channel);
     const sink = deps.ownerSink(schedule.channel);
     if (!sink) {
       log.warn({ digest: schedule.id, channel: schedule.channel }, `no owner room to tell: ${text}`);
@@ -111,7 +116,7 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
 
   const run = async (schedule: Schedule, runId: number, fireAt: Date, next: Date | undefined) => {
     const { channel, room, prompt } = schedule;
-    const up = deps.online ? await within(deps.online(channel), deps.channelWaitMs) : true;
+    const up = await channelUp(channel);
     const target = up ? deps.outboxFor(channel, room) : undefined;
     let posted = 0;
     const messageIds: string[] = [];
@@ -119,7 +124,9 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
     let failure: string | undefined;
     let sessionId: string | null = null;
     if (!up) {
-      failure = `the ${channel} channel was not up ${Math.round(deps.channelWaitMs / 1000)} s after the fire`;
+      failure = stopping.signal.aborted
+        ? `steward stopped before the ${channel} channel was up`
+        : `the ${channel} channel was not up ${Math.round(deps.channelWaitMs / 1000)} s after the fire`;
     } else if (!target) {
       failure = `steward cannot post in ${channel}:${room}`;
     } else {
@@ -165,8 +172,9 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
       detail: failure ?? null,
       at: deps.now(),
     });
-    // Whoever marks the run reported tells the owner: this runner now, or the watchdog later.
-    if (failure && (await claimNotice(deps.db, runId, deps.now()))) {
+    // Whoever marks the run reported tells the owner: this runner now, or the watchdog later (also
+    // when steward is stopping, as the owner's room may be gone).
+    if (failure && !stopping.signal.aborted && (await claimNotice(deps.db, runId, deps.now()))) {
       log.warn({ digest: schedule.id, failure }, 'digest run failed');
       const when = `${formatFire(fireAt, schedule.timezone)} (${schedule.timezone})`;
       const upcoming = next ? ` Next run: ${formatFire(next, schedule.timezone)}.` : '';
@@ -193,20 +201,28 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
     async idle() {
       while (running.size > 0) await Promise.all(running);
     },
+    async stop() {
+      stopping.abort();
+      while (running.size > 0) await Promise.all(running);
+    },
   };
 }
 
-/** Whether `work` settles within `ms`. The timer does not keep the process up. */
-async function within(work: Promise<void>, ms: number): Promise<boolean> {
+/** Whether `work` settles within `ms`, and before `signal` aborts. The timer keeps no process up. */
+async function within(work: Promise<void>, ms: number, signal: AbortSignal): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
+  let abort = () => {};
   const late = new Promise<false>((done) => {
     timer = setTimeout(() => done(false), ms);
     timer.unref();
+    abort = () => done(false);
+    signal.addEventListener('abort', abort, { once: true });
   });
   try {
-    return await Promise.race([work.then(() => true as const), late]);
+    return signal.aborted ? false : await Promise.race([work.then(() => true as const), late]);
   } finally {
     clearTimeout(timer);
+    signal.removeEventListener('abort', abort);
   }
 }
 
