@@ -93,39 +93,11 @@ describe('the digest watchdog', () => {
     expect(notices[0]).toMatch(/chat not found/);
   });
 
-  it('a run left behind by a process killed mid-run produces exactly one notice', async () => {
-    model = await startScriptedModel([]);
-    const out = recordingOutboxes();
-    // What a steward killed during the 07:30 run leaves: the schedule moved on, the run "running".
-    h = await startDigestHarness({
-      db,
-      modelUrl: model.baseUrl,
-      clock,
-      outboxFor: out.outboxFor,
-      ownerSink: out.ownerSink,
-      engine: 'lease',
-      graceMs: 10 * MINUTE,
-    });
-    await h.command(ADD('here'), 'test', 'markets-room');
-    await db.query("update schedules set next_fire_at = '2026-03-31T05:30:00Z'");
-    await db.query(
-      `insert into digest_runs (schedule_id, fire_at, trigger, outcome, started_at)
-       values ('markets-digest', '2026-03-30T05:30:00Z', 'schedule', 'running', '2026-03-30T05:30:01Z')`,
-    );
-    await h.advance(20 * MINUTE);
-    await h.advance(20 * MINUTE);
-    await h.scheduler.watchdog();
-    const notices = aboutDigest(out.ownerNotices('test'));
-    expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/has not finished \(stuck, or steward was stopped mid-run\)/);
-  });
-
   /**
-   * What a steward killed during the 07:30 run's turn leaves: the schedule moved on, the run
-   * "running" and naming its turn, the turn begun in its room and not ended. The restarted
-   * steward's recovery resumes the turn, which knows nothing of the run.
+   * What a steward killed during the 07:30 run leaves: the schedule moved on, the run "running"
+   * (naming its turn when `turnId` is given). Returns the outboxes of the steward started after.
    */
-  async function resumedAfterKill(script: ScriptStep[]) {
+  async function killedDuringRun(script: ScriptStep[], turnId: string | null = null) {
     model = await startScriptedModel(script);
     const out = recordingOutboxes();
     h = await startDigestHarness({
@@ -139,12 +111,31 @@ describe('the digest watchdog', () => {
     });
     await h.command(ADD('here'), 'test', 'markets-room');
     await db.query("update schedules set next_fire_at = '2026-03-31T05:30:00Z'");
-    const turnId = randomUUID();
     await db.query(
       `insert into digest_runs (schedule_id, fire_at, trigger, outcome, started_at, turn_id)
        values ('markets-digest', '2026-03-30T05:30:00Z', 'schedule', 'running', '2026-03-30T05:30:01Z', $1)`,
       [turnId],
     );
+    return { out, h };
+  }
+
+  it('a run left behind by a process killed mid-run produces exactly one notice', async () => {
+    const { out, h } = await killedDuringRun([]);
+    await h.advance(20 * MINUTE);
+    await h.advance(20 * MINUTE);
+    await h.scheduler.watchdog();
+    const notices = aboutDigest(out.ownerNotices('test'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(/has not finished \(stuck, or steward was stopped mid-run\)/);
+  });
+
+  /**
+   * The same kill during the run's turn: the turn begun in its room and not ended. The restarted
+   * steward's recovery resumes the turn, which knows nothing of the run.
+   */
+  async function resumedAfterKill(script: ScriptStep[]) {
+    const turnId = randomUUID();
+    const { out, h } = await killedDuringRun(script, turnId);
     const sessions = sessionLog(db);
     const session = await sessions.startFresh('test', 'markets-room');
     await sessions.append(
