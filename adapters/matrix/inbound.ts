@@ -79,8 +79,8 @@ const ACTED_ON = new Set(['m.room.message', 'm.reaction', 'm.room.encrypted']);
 export function inboundRouter(deps: InboundDeps) {
   const { assistant, owner, ops, state, log } = deps;
   const lanes = new Map<string, Promise<void>>();
-  // Events handed on and not yet taken (in the log, or settled): a second delivery of one is skipped.
-  const inFlight = new Set<string>();
+  // Events handed on and not yet taken (in the log, or settled): a second delivery waits for it.
+  const inFlight = new Map<string, Promise<void>>();
   const inflight = new Set<Promise<unknown>>();
   const track = (work: Promise<unknown>) => {
     inflight.add(work);
@@ -314,8 +314,10 @@ export function inboundRouter(deps: InboundDeps) {
       // Seen is recorded once the event is taken, not when it arrives: a kill in between leaves it
       // unseen and unconfirmed, so it comes again. Meanwhile a second delivery is skipped here.
       const id = event.event_id;
-      if (inFlight.has(id) || (await state.seen(id))) return;
-      inFlight.add(id);
+      // Delivered again while the first delivery is still being taken: this batch waits for it.
+      const earlier = inFlight.get(id);
+      if (earlier) return { taken: earlier };
+      if (await state.seen(id)) return;
       log.debug({ room, type: event.type, eventId: id }, 'matrix: took in an event');
       const taking =
         event.type === 'm.room.message'
@@ -327,6 +329,7 @@ export function inboundRouter(deps: InboundDeps) {
         .then(() => state.markSeen(id))
         .finally(() => inFlight.delete(id));
       taken.catch(() => {});
+      inFlight.set(id, taken);
       return { taken };
     },
     /** Resolves when everything taken in so far has been handled. */
