@@ -4,12 +4,20 @@
 // lost. The router runs here with the assistant and the room operations as fakes.
 import { describe, expect, it } from 'vitest';
 import { type InboundDeps, inboundRouter } from '../adapters/matrix/inbound.ts';
-import type { HandleHooks, InboundMessage } from '../src/channel/port.ts';
+import type { StoredPrompt } from '../adapters/matrix/state-store.ts';
+import type { DecideResult, HandleHooks, InboundMessage } from '../src/channel/port.ts';
 import { createLogger } from '../src/log.ts';
 
 const OWNER = '@owner:hs';
 
-function router(handle: (message: InboundMessage, hooks?: HandleHooks) => Promise<void>) {
+function router(
+  handle: (message: InboundMessage, hooks?: HandleHooks) => Promise<void>,
+  more: {
+    decide?: () => Promise<DecideResult>;
+    prompts?: StoredPrompt[];
+    send?: () => Promise<unknown>;
+  } = {},
+) {
   const seen = new Set<string>();
   const handled: string[] = [];
   const deps = {
@@ -18,14 +26,20 @@ function router(handle: (message: InboundMessage, hooks?: HandleHooks) => Promis
         handled.push(message.text);
         return handle(message, hooks);
       },
+      decide: more.decide,
     },
     owner: OWNER,
     botId: '@bot:hs',
-    ops: { typing: async () => {}, encrypted: async () => false, encryptionChanged: () => {} },
+    ops: {
+      typing: async () => {},
+      encrypted: async () => false,
+      encryptionChanged: () => {},
+      send: more.send ?? (async () => '$sent'),
+    },
     state: {
       seen: async (id: string) => seen.has(id),
       markSeen: async (id: string) => void seen.add(id),
-      openPrompts: async () => [],
+      openPrompts: async () => more.prompts ?? [],
     },
     log: createLogger('silent', []),
     sinkFor: () => async () => {},
@@ -90,5 +104,28 @@ describe('a Matrix event is taken once it is in the log', () => {
     expect(await settled(again?.taken as Promise<void>)).toBe('resolved');
     expect(t.seen.has('$b')).toBe(true);
     expect(t.handled).toEqual(['hello', 'hello']);
+  });
+
+  it('a typed answer to a question is taken once recorded, not once the resumed turn is done', async () => {
+    const prompt = { eventId: '$p', requestId: 'r1', turnRoom: '!room', promptRoom: '!room' } as StoredPrompt;
+    const t = router(async () => {}, {
+      prompts: [prompt],
+      decide: async () => ({ ok: true, resumed: new Promise<void>(() => {}) }),
+    });
+    const answer = await t.deliver('$c', 'once');
+    expect(await settled(answer?.taken as Promise<void>)).toBe('resolved');
+    expect(t.seen.has('$c')).toBe(true);
+    expect(t.handled).toEqual([]);
+  });
+
+  it('a reply of the channel’s own that cannot be sent is still taken, not fetched again and again', async () => {
+    const t = router(async () => {}, {
+      send: async () => {
+        throw new Error('M_TOO_LARGE');
+      },
+    });
+    const usage = await t.deliver('$d', '!output');
+    expect(await settled(usage?.taken as Promise<void>)).toBe('resolved');
+    expect(t.seen.has('$d')).toBe(true);
   });
 });

@@ -20,7 +20,7 @@ describe('Matrix sync tokens are saved once their events are taken', () => {
   /** Answers /sync with token `since+1`, one message each; long-polls once `batches` ran out. */
   async function homeserver(batches: number) {
     const asked: Array<string | null> = [];
-    server = createServer((req, res) => {
+    const hs = createServer((req, res) => {
       const since = new URL(req.url ?? '', 'http://x').searchParams.get('since');
       asked.push(since);
       const n = Number(since ?? 0);
@@ -39,8 +39,9 @@ describe('Matrix sync tokens are saved once their events are taken', () => {
       };
       res.end(JSON.stringify(body));
     });
-    await new Promise<void>((done) => server?.listen(0, '127.0.0.1', done));
-    return { url: `http://127.0.0.1:${(server?.address() as AddressInfo).port}`, asked };
+    server = hs;
+    await new Promise<void>((done) => hs.listen(0, '127.0.0.1', done));
+    return { url: `http://127.0.0.1:${(hs.address() as AddressInfo).port}`, asked };
   }
 
   it('keeps the older token while an earlier batch waits, even if a later one was taken', async () => {
@@ -51,7 +52,12 @@ describe('Matrix sync tokens are saved once their events are taken', () => {
     const running = runSync({
       homeserver: hs.url,
       accessToken: 't',
-      storage: { getSyncToken: async () => saved, setSyncToken: async (t) => void (saved = t) },
+      storage: {
+        getSyncToken: async () => saved,
+        setSyncToken: async (t) => {
+          saved = t;
+        },
+      },
       handle: async (batch) => {
         const waiting = Promise.withResolvers<void>();
         pending.set(batch.next_batch, waiting);
@@ -71,17 +77,23 @@ describe('Matrix sync tokens are saved once their events are taken', () => {
     await running;
   });
 
-  it('fetches again from the last saved token when a batch could not be taken, saving nothing past it', async () => {
+  it('fetches again from the refused batch’s own token, saving nothing past it', async () => {
     const hs = await homeserver(3);
     let saved: string | null = '0';
     const savedAll: string[] = [];
     let refused = false;
+    let reads = 0;
     const stop = new AbortController();
     const running = runSync({
       homeserver: hs.url,
       accessToken: 't',
       storage: {
-        getSyncToken: async () => saved,
+        // Read once at start; a re-fetch must not depend on reading it again (the database that
+        // refused the event may refuse this too).
+        getSyncToken: async () => {
+          if (reads++ > 0) throw new Error('database unreachable');
+          return saved;
+        },
         setSyncToken: async (t) => {
           saved = t;
           savedAll.push(t);

@@ -56,6 +56,17 @@ export interface Taken {
 type Start = (accept: () => void) => Promise<unknown>;
 
 /**
+ * A reply of the channel's own (a file, a notice): the event is taken before it is sent, so a send
+ * that keeps failing is logged and not fetched again and again.
+ */
+const plain =
+  (work: () => Promise<unknown>): Start =>
+  (accept) => {
+    accept();
+    return work();
+  };
+
+/**
  * Whether an owner's event that arrived in clear is acted on. Pure. In an encrypted room no client
  * sends a message in clear, so one that arrives so is ignored (only a homeserver could have made
  * it). Reactions are the exception: matrix-js-sdk, and so Element, sends m.reaction in clear even in
@@ -93,12 +104,12 @@ export function inboundRouter(deps: InboundDeps) {
    * dropped with a warning. It rejects only when the assistant could not take a message in (the
    * database is away), so the sync loop does not confirm it and the homeserver delivers it again.
    */
-  const lane = (room: string, prepare: () => Promise<Start | undefined>): Promise<void> => {
+  const lane = (room: string, prepare: (accept: () => void) => Promise<Start | undefined>): Promise<void> => {
     const taken = Promise.withResolvers<void>();
     const accept = () => taken.resolve();
     const next = (lanes.get(room) ?? Promise.resolve())
       .then(async () => {
-        const start = await prepare();
+        const start = await prepare(accept);
         if (!start) return accept();
         track(
           start(accept).then(accept, (error: Error) => {
@@ -132,13 +143,21 @@ export function inboundRouter(deps: InboundDeps) {
    * prompt by reacting to it or replying to it). A prompt that was closed some other way is marked
    * so, and the owner is told unless it was already decided.
    */
-  const decide = async (prompts: StoredPrompt[], decision: PermissionDecision, explicit: boolean) => {
+  const decide = async (
+    prompts: StoredPrompt[],
+    decision: PermissionDecision,
+    explicit: boolean,
+    recorded: () => void,
+  ) => {
     for (const prompt of prompts) {
       const result = await typing(prompt.turnRoom, async () => {
         const decided = await assistant.decide(
           { requestId: prompt.requestId, decision, channel: MATRIX_CHANNEL, senderId: owner },
           deps.sinkFor(prompt.turnRoom),
         );
+        // Taken once recorded, not once the resumed turn is done: after a kill during that turn,
+        // the same answer delivered again must not meet the next question.
+        if (decided.ok) recorded();
         if (decided.ok) await decided.resumed;
         return decided;
       });
@@ -175,24 +194,25 @@ export function inboundRouter(deps: InboundDeps) {
     const replyTo = relates?.['m.in_reply_to']?.event_id;
     const body = media ? media.caption : replyTo ? stripReplyFallback(content.body) : content.body;
     const fallback = content.body;
-    return lane(room, async () => {
+    return lane(room, async (accept) => {
       const decision = media ? undefined : decisionFromText(body);
       if (decision) {
         const open = await state.openPrompts(room);
         const chosen = open.find((p) => p.eventId === replyTo);
         if (open.length > 0) {
           // Awaited in the lane: a message right after an answer must not overtake it.
-          await decide(chosen ? [chosen] : open, decision, chosen !== undefined);
+          await decide(chosen ? [chosen] : open, decision, chosen !== undefined, accept);
           return undefined;
         }
       }
       const text = media ? body : translateCommand(body);
       const ref = media ? undefined : outputCommand(text);
       if (ref !== undefined) {
-        return () =>
+        return plain(() =>
           ref
             ? sendOutputFile(deps, room, ref)
-            : ops.send(room, { msgtype: 'm.notice', body: 'Usage: !output <ref>' });
+            : ops.send(room, { msgtype: 'm.notice', body: 'Usage: !output <ref>' }),
+        );
       }
       const quote = replyTo
         ? await quotedReply({ ops, owner, botId: deps.botId }, room, replyTo, fallback)
@@ -224,10 +244,10 @@ export function inboundRouter(deps: InboundDeps) {
     const decision = decisionFromReaction(relates.key);
     const target = relates.event_id;
     if (!decision) return;
-    return lane(room, async () => {
+    return lane(room, async (accept) => {
       await deps.promptsPosted();
       const prompt = await state.promptByEvent(target);
-      if (prompt && prompt.outcome === null) await decide([prompt], decision, true);
+      if (prompt && prompt.outcome === null) await decide([prompt], decision, true, accept);
       return undefined;
     });
   };
@@ -247,7 +267,7 @@ export function inboundRouter(deps: InboundDeps) {
           'Send it again; if this keeps happening, allow sending to unverified sessions in your client or verify my session',
           device ? `${device.id} (key ${device.ed25519}).` : '.',
         ].join(' ');
-        return () => ops.send(room, { msgtype: 'm.notice', body });
+        return plain(() => ops.send(room, { msgtype: 'm.notice', body }));
       }
       const key = `encrypted_notice:${room}`;
       if (await state.get(key)) return undefined;
@@ -262,7 +282,7 @@ export function inboundRouter(deps: InboundDeps) {
         log.warn({ room }, `matrix: cannot read an encrypted room: ${why}`);
         return undefined;
       }
-      return () => ops.send(direct, { msgtype: 'm.notice', body });
+      return plain(() => ops.send(direct, { msgtype: 'm.notice', body }));
     });
 
   /** A direct chat the owner opened with the bot alone becomes the private room. */

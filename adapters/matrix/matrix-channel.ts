@@ -212,7 +212,7 @@ async function connect(sdk: Sdk, e2ee: E2eeStatus, options: MatrixChannelOptions
   try {
     if (client.crypto) {
       await client.crypto.prepare(await client.getJoinedRooms());
-      queryKeysBeforeClaims(client);
+      queryKeysBeforeClaims(client, log);
       log.info(
         { device: client.crypto.clientDeviceId, ed25519: client.crypto.clientDeviceEd25519 },
         `matrix: end-to-end encryption on (${e2ee.available ? e2ee.engine : ''}); keys kept in the database`,
@@ -247,16 +247,20 @@ const KEYS_QUERY = 1;
  * their direct chat held the next messages back 15 s. Sending the query first, as the SDK's own
  * prepareEncrypt does, ends the wait.
  */
-function queryKeysBeforeClaims(client: MatrixClient) {
+function queryKeysBeforeClaims(client: MatrixClient, log: Logger) {
   const engine = (client.crypto as unknown as { engine?: SdkEngine } | undefined)?.engine;
   if (!engine) return;
+  // The SDK calls this from its event listeners without catching: a failed request (the
+  // homeserver restarting) would end the process. The members are tracked again before a send.
   engine.addTrackedUsers = (ids) =>
-    engine.lock.acquire(SDK_SYNC_LOCK, async () => {
-      await engine.machine.updateTrackedUsers(ids);
-      await engine.runOnly(KEYS_QUERY);
-      const claim = await engine.machine.getMissingSessions(ids);
-      if (claim) await engine.processKeysClaimRequest(claim);
-    });
+    engine.lock
+      .acquire(SDK_SYNC_LOCK, async () => {
+        await engine.machine.updateTrackedUsers(ids);
+        await engine.runOnly(KEYS_QUERY);
+        const claim = await engine.machine.getMissingSessions(ids);
+        if (claim) await engine.processKeysClaimRequest(claim);
+      })
+      .catch((error: Error) => log.warn(`matrix: could not fetch room members' keys: ${error.message}`));
 }
 
 /**
@@ -342,7 +346,10 @@ async function takeIn(
     const handed = await handle(type, payload, id !== undefined && decrypted.has(id));
     if (handed) taking.push(handed.taken);
   });
-  return { taken: Promise.all(taking).then(() => {}) };
+  const taken = Promise.all(taking).then(() => {});
+  // The sync loop reads it only once earlier batches are taken: until then it is handled here.
+  taken.catch(() => {});
+  return { taken };
 }
 
 /** The SDK logs every failed request (a missing state event included); ours says what matters. */

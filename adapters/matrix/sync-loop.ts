@@ -72,25 +72,29 @@ const MAX_BACKFILL = 500;
  * Runs until `signal` aborts. Rejects only when the access token is refused or on a fatal error.
  * Syncing goes on while earlier batches' events wait to be taken; tokens are saved in order, each
  * once its batch and every one before it is taken. A batch whose events could not be taken makes
- * the loop fetch again from the last saved token; what was taken meanwhile is skipped as seen.
+ * the loop fetch again from the token it was fetched with; what was taken meanwhile is skipped as
+ * seen, and what is still being taken is waited for.
  */
 export async function runSync(options: SyncOptions): Promise<void> {
   const { signal, log } = options;
   let token = await options.storage.getSyncToken();
   let failures = 0;
   let saving: Promise<void> = Promise.resolve();
-  let refetch = false;
+  // Set when a batch could not be taken: the token it was fetched with, the newest one saved
+  // before it in its round (tokens are saved in order), so nothing is read from the store.
+  let refetchFrom: { since: string | null } | undefined;
   let generation = 0;
   while (!signal.aborted) {
     try {
-      if (refetch) {
-        refetch = false;
+      if (refetchFrom) {
+        token = refetchFrom.since;
+        refetchFrom = undefined;
         saving = Promise.resolve();
-        token = await options.storage.getSyncToken();
       }
       // A batch belongs to the round its fetch began in: one fetched as a failure was being found
       // must not be saved past it either.
       const mine = generation;
+      const since = token;
       const polled = performance.now();
       const batch = await syncOnce(options, token);
       const got = performance.now();
@@ -105,7 +109,7 @@ export async function runSync(options: SyncOptions): Promise<void> {
           // No later token may be saved past it: everything from the last saved one comes again.
           if (mine !== generation || signal.aborted) return;
           generation++;
-          refetch = true;
+          refetchFrom = { since };
           log.warn(
             `matrix: could not take in every event (${(error as Error).message}); fetching them again`,
           );

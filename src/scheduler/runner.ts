@@ -156,6 +156,9 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
       await store.linkTurn(runId, turnId);
       try {
         const status = await deps.assistant.runUnattended({ channel, room, text: prompt, turnId }, sink);
+        // A stop cut the turn off: it stays open, the next start resumes it, and the run is
+        // settled by how that turn ends (settleResumed); nothing to record or report now.
+        if (status === 'interrupted') return;
         if (status !== 'answered' || posted === 0) {
           failure = errors[0]?.split(';')[0] ?? `the turn ended without a reply (${status})`;
         }
@@ -173,8 +176,9 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
       at: deps.now(),
     });
     // Whoever marks the run reported tells the owner: this runner now, or the watchdog later (also
-    // when steward is stopping, as the owner's room may be gone).
-    if (failure && !stopping.signal.aborted && (await claimNotice(deps.db, runId, deps.now()))) {
+    // when steward is stopping, or the owner's room is not there to be told).
+    const reachable = !stopping.signal.aborted && deps.ownerSink(schedule.channel) !== undefined;
+    if (failure && reachable && (await claimNotice(deps.db, runId, deps.now()))) {
       log.warn({ digest: schedule.id, failure }, 'digest run failed');
       const when = `${formatFire(fireAt, schedule.timezone)} (${schedule.timezone})`;
       const upcoming = next ? ` Next run: ${formatFire(next, schedule.timezone)}.` : '';
