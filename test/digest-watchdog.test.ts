@@ -174,6 +174,32 @@ describe('the digest watchdog', () => {
     ]);
   });
 
+  it('a digest turn a stop cuts off leaves its run running, with no notice, for the next start', async () => {
+    model = await startScriptedModel([{ chunks: ['Markets: '], hold: true }]);
+    const out = recordingOutboxes();
+    h = await startDigestHarness({
+      db,
+      modelUrl: model.baseUrl,
+      clock,
+      outboxFor: out.outboxFor,
+      ownerSink: out.ownerSink,
+      engine: 'lease',
+      graceMs: 10 * MINUTE,
+    });
+    await h.command(ADD('here'), 'test', 'markets-room');
+    await clock.tick(6 * MINUTE); // 07:31: the 07:30 turn is streaming and the model holds
+    for (let i = 0; i < 200 && model.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(model.requests).toHaveLength(1);
+    await h.assistant.stop();
+    await h.stop();
+    h = undefined;
+    const runs = await db.query<{ outcome: string; notified_at: Date | null }>(
+      'select outcome, notified_at from digest_runs',
+    );
+    expect(runs.rows).toEqual([{ outcome: 'running', notified_at: null }]);
+    expect(aboutDigest(out.ownerNotices('test'))).toEqual([]);
+  });
+
   it('words each outcome for the owner', () => {
     const base = {
       id: 1,
