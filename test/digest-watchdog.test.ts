@@ -12,6 +12,7 @@ import { migrate } from '../src/store/migrate.ts';
 import { sessionLog } from '../src/store/session-log.ts';
 import {
   type DigestHarness,
+  type DigestHarnessOptions,
   recordingOutboxes,
   startDigestHarness,
   TestClock,
@@ -42,27 +43,37 @@ describe('the digest watchdog', () => {
     await cleanup();
   });
 
-  async function run(script: ScriptStep[], rejectPosts = false) {
+  /** A steward on the scripted model with the 07:30 digest added; `wrap` changes its outboxes. */
+  async function started(
+    script: ScriptStep[],
+    wrap: (
+      outboxFor: ReturnType<typeof recordingOutboxes>['outboxFor'],
+    ) => DigestHarnessOptions['outboxFor'] = (o) => o,
+  ) {
     model = await startScriptedModel(script);
     const out = recordingOutboxes();
-    const outboxFor = (channel: string, room: string): ReplySink | undefined => {
-      const sink = out.outboxFor(channel, room);
-      if (!rejectPosts || !sink) return sink;
-      return async (event: OutboundEvent) => {
-        if (event.type === 'reply') throw new Error('Bad Request: chat not found');
-        await sink(event);
-      };
-    };
     h = await startDigestHarness({
       db,
       modelUrl: model.baseUrl,
       clock,
-      outboxFor,
+      outboxFor: wrap(out.outboxFor),
       ownerSink: out.ownerSink,
       engine: 'lease',
       graceMs: 10 * MINUTE,
     });
     expect(await h.command(ADD('here'), 'test', 'markets-room')).toMatch(/^Added digest markets-digest/);
+    return { out, h, model };
+  }
+
+  async function run(script: ScriptStep[], rejectPosts = false) {
+    const { out, h } = await started(script, (outboxFor) => (channel, room): ReplySink | undefined => {
+      const sink = outboxFor(channel, room);
+      if (!rejectPosts || !sink) return sink;
+      return async (event: OutboundEvent) => {
+        if (event.type === 'reply') throw new Error('Bad Request: chat not found');
+        await sink(event);
+      };
+    });
     await h.advance(6 * MINUTE); // 07:31: the 07:30 fire has run
     await h.advance(30 * MINUTE); // far past the grace: the watchdog has looked many times
     await h.scheduler.watchdog();
@@ -98,18 +109,7 @@ describe('the digest watchdog', () => {
    * (naming its turn when `turnId` is given). Returns the outboxes of the steward started after.
    */
   async function killedDuringRun(script: ScriptStep[], turnId: string | null = null) {
-    model = await startScriptedModel(script);
-    const out = recordingOutboxes();
-    h = await startDigestHarness({
-      db,
-      modelUrl: model.baseUrl,
-      clock,
-      outboxFor: out.outboxFor,
-      ownerSink: out.ownerSink,
-      engine: 'lease',
-      graceMs: 10 * MINUTE,
-    });
-    await h.command(ADD('here'), 'test', 'markets-room');
+    const { out, h } = await started(script);
     await db.query("update schedules set next_fire_at = '2026-03-31T05:30:00Z'");
     await db.query(
       `insert into digest_runs (schedule_id, fire_at, trigger, outcome, started_at, turn_id)
@@ -175,23 +175,12 @@ describe('the digest watchdog', () => {
   });
 
   it('a digest turn a stop cuts off leaves its run running, with no notice, for the next start', async () => {
-    model = await startScriptedModel([{ chunks: ['Markets: '], hold: true }]);
-    const out = recordingOutboxes();
-    h = await startDigestHarness({
-      db,
-      modelUrl: model.baseUrl,
-      clock,
-      outboxFor: out.outboxFor,
-      ownerSink: out.ownerSink,
-      engine: 'lease',
-      graceMs: 10 * MINUTE,
-    });
-    await h.command(ADD('here'), 'test', 'markets-room');
+    const { out, h: steward, model: held } = await started([{ chunks: ['Markets: '], hold: true }]);
     await clock.tick(6 * MINUTE); // 07:31: the 07:30 turn is streaming and the model holds
-    for (let i = 0; i < 200 && model.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(model.requests).toHaveLength(1);
-    await h.assistant.stop();
-    await h.stop();
+    for (let i = 0; i < 200 && held.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(held.requests).toHaveLength(1);
+    await steward.assistant.stop();
+    await steward.stop();
     h = undefined;
     const runs = await db.query<{ outcome: string; notified_at: Date | null }>(
       'select outcome, notified_at from digest_runs',

@@ -212,22 +212,14 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
   };
 }
 
-/** Whether `work` settles within `ms`, and before `signal` aborts. The timer keeps no process up. */
+/** Whether `work` settles within `ms`, and before `signal` aborts (the timeout keeps no process up). */
 async function within(work: Promise<void>, ms: number, signal: AbortSignal): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  let abort = () => {};
-  const late = new Promise<false>((done) => {
-    timer = setTimeout(() => done(false), ms);
-    timer.unref();
-    abort = () => done(false);
-    signal.addEventListener('abort', abort, { once: true });
-  });
-  try {
-    return signal.aborted ? false : await Promise.race([work.then(() => true as const), late]);
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', abort);
-  }
+  const limit = AbortSignal.any([signal, AbortSignal.timeout(ms)]);
+  if (limit.aborted) return false;
+  const gaveUp = new Promise<false>((done) =>
+    limit.addEventListener('abort', () => done(false), { once: true }),
+  );
+  return Promise.race([work.then(() => true as const), gaveUp]);
 }
 
 function missedText(schedule: Schedule, missed: MissedFires, windowMs: number): string {
