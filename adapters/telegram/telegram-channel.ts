@@ -19,7 +19,7 @@ import { transientRetry } from './transient-retry.ts';
 import { type TurnView, turnView } from './turn-view.ts';
 import { droppedNotice } from './update-retry.ts';
 import { TELEGRAM_CHANNEL, updateRouter } from './update-router.ts';
-import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
+import type { WebhookServer } from './webhook-server.ts';
 
 export { TelegramChannelError } from './errors.ts';
 export { TELEGRAM_CHANNEL };
@@ -132,6 +132,9 @@ export function telegramChannel(options: TelegramChannelOptions): TelegramChanne
       const hook = options.webhook;
       if (hook) {
         try {
+          // Loaded only for a webhook: importing node:http as a module loads Node's own undici
+          // (its WebSocket getters), about 40 ms of a start that polls.
+          const { startWebhookServer } = await import('./webhook-server.ts');
           webhookServer = await startWebhookServer({ ...hook, handle, log });
           const { address, port } = webhookServer.address;
           log.info(`telegram: webhook server listening on ${address}:${port}${hook.path}`);

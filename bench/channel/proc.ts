@@ -1,7 +1,7 @@
 // A steward process for the channel bench, and what Linux says about its memory and CPU.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const MIB = 1024;
 /** Kernel clock ticks per second (USER_HZ), the unit of utime/stime in /proc/PID/stat. */
@@ -18,16 +18,25 @@ export interface StewardProcess {
   stop(): Promise<number | null>;
 }
 
-/** Runs `steward ARGS` from `tree` on this Node, with only `env` (plus PATH and HOME). */
+/**
+ * Only `env`, plus HOME and a PATH that finds this Node first. steward is launched as a user's
+ * `npx steward` launches it: the bin file as a program, so its launcher line picks the Node flags.
+ */
+function launchEnv(env: Record<string, string>): Record<string, string> {
+  const path = [dirname(process.execPath), process.env.PATH].filter(Boolean).join(':');
+  return { PATH: path, HOME: process.env.HOME ?? '/tmp', ...env };
+}
+
+/** Runs `steward ARGS` from `tree` on this Node. */
 export function spawnSteward(
   tree: string,
   args: string[],
   env: Record<string, string>,
   cwd: string,
 ): StewardProcess {
-  const child = spawn(process.execPath, [join(tree, 'bin/steward.js'), ...args], {
+  const child = spawn(join(tree, 'bin/steward.js'), args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    env: launchEnv(env),
     stdio: ['pipe', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -99,9 +108,9 @@ export async function peakOfCommand(
   const reporter = new URL('./report-peak.mjs', import.meta.url).pathname;
   const out = join(cwd, `peak-${process.pid}-${Math.random().toString(36).slice(2)}.txt`);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', reporter, join(tree, 'bin/steward.js'), ...args], {
+  const child = spawn(join(tree, 'bin/steward.js'), args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env, BENCH_PEAK_FILE: out },
+    env: launchEnv({ ...env, NODE_OPTIONS: `--import ${reporter}`, BENCH_PEAK_FILE: out }),
     stdio: ['pipe', 'ignore', 'pipe'],
   });
   let stderr = '';

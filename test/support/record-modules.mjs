@@ -1,5 +1,6 @@
 // Preloaded (`node --import`) into a steward process by the lazy-loading tests: at exit, writes
-// every module URL the process loaded, one a line, to $STEWARD_TEST_MODULES_FILE.
+// every module URL the process loaded, one a line, to $STEWARD_TEST_MODULES_FILE, then Node's own
+// internal modules it loaded as `node:internal/...` (from process.moduleLoadList).
 import { writeFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
 
@@ -12,5 +13,13 @@ registerHooks({
 });
 process.on('exit', () => {
   if (process.env.STEWARD_TEST_MODULES_FILE)
-    writeFileSync(process.env.STEWARD_TEST_MODULES_FILE, [...loaded].join('\n'));
+    writeFileSync(
+      process.env.STEWARD_TEST_MODULES_FILE,
+      [
+        ...loaded,
+        ...process.moduleLoadList
+          .filter((entry) => entry.startsWith('NativeModule internal/'))
+          .map((entry) => `node:${entry.slice('NativeModule '.length)}`),
+      ].join('\n'),
+    );
 });
