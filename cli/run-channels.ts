@@ -1,4 +1,6 @@
 import type { Channel } from '../src/channel/port.ts';
+import type { Service } from '../src/core/lifecycle.ts';
+import { DEFAULT_LIMITS } from '../src/limits.ts';
 import { type Scheduler, startScheduler } from '../src/scheduler/index.ts';
 import type { Db } from '../src/store/db.ts';
 import { buildAssistant } from './build-assistant.ts';
@@ -20,11 +22,13 @@ export async function runChannels(
 ): Promise<void> {
   const { config, log } = runtime;
   let scheduler: Scheduler | undefined;
-  const built = await buildAssistant(runtime, db, owners, (text, from) =>
-    scheduler
-      ? scheduler.command(text, from)
-      : Promise.resolve('The scheduler is starting; try again in a moment.'),
-  );
+  // A /digest command that comes before the scheduler is up (one sent while steward was down
+  // arrives with the first poll) waits for it.
+  const schedulerUp = Promise.withResolvers<Scheduler | undefined>();
+  const built = await buildAssistant(runtime, db, owners, async (text, from) => {
+    const up = await schedulerUp.promise;
+    return up ? up.command(text, from) : 'The digest scheduler is not running: steward is stopping.';
+  });
   const { assistant } = built;
   mark('assistant built');
   const byName = new Map(channels.map((c) => [c.name, c]));
@@ -43,6 +47,11 @@ export async function runChannels(
     void assistant.stop();
   };
   signal.addEventListener('abort', stopAll, { once: true });
+  const behindChannels = afterChannelsUp(
+    channels.map((c) => assistant.whenOnline(c.name)),
+    DEFAULT_LIMITS.servicesWaitMs,
+    all.signal,
+  );
   try {
     const { services } = await assistant.start({
       outbox: (channel, room) => byName.get(channel)?.outbox(room),
@@ -56,6 +65,7 @@ export async function runChannels(
       services: [
         // MCP servers start with steward; the first turn that could use them waits (bounded) for them.
         async () => {
+          if (!(await behindChannels)) return NOT_STARTED;
           built.tellOwner(async (line) => {
             for (const sink of ownerSinks()) await sink({ type: 'notice', level: 'error', text: line });
           });
@@ -63,24 +73,33 @@ export async function runChannels(
           return { stop: () => built.mcp.stop() };
         },
         async () => {
-          scheduler = await startScheduler({
-            db,
-            log,
-            assistant,
-            channels: channels.map((c) => c.name),
-            outboxFor: (channel, room) => byName.get(channel)?.outbox(room),
-            // A fire caught up at start waits until its channel can post (Matrix logs in first).
-            online: (channel) => assistant.whenOnline(channel),
-            ownerSink: (channel) => {
-              const target = byName.get(channel);
-              const room = target?.ownerRoom?.();
-              return room === undefined ? undefined : target?.outbox(room);
-            },
-            skills: new Set(built.skills.map((s) => s.name)),
-            ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
-            ...(config.digests ? { config: config.digests } : {}),
-          });
-          return scheduler;
+          if (!(await behindChannels)) {
+            schedulerUp.resolve(undefined);
+            return NOT_STARTED;
+          }
+          try {
+            scheduler = await startScheduler({
+              db,
+              log,
+              assistant,
+              channels: channels.map((c) => c.name),
+              outboxFor: (channel, room) => byName.get(channel)?.outbox(room),
+              // A fire caught up at start waits until its channel can post (Matrix logs in first).
+              online: (channel) => assistant.whenOnline(channel),
+              ownerSink: (channel) => {
+                const target = byName.get(channel);
+                const room = target?.ownerRoom?.();
+                return room === undefined ? undefined : target?.outbox(room);
+              },
+              skills: new Set(built.skills.map((s) => s.name)),
+              ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+              ...(config.digests ? { config: config.digests } : {}),
+            });
+            return scheduler;
+          } finally {
+            // Undefined when it could not start: that failure ends steward.
+            schedulerUp.resolve(scheduler);
+          }
         },
       ],
     });
@@ -104,4 +123,36 @@ export async function runChannels(
     await assistant.stop();
     built.stop();
   }
+}
+
+const NOT_STARTED: Service = { stop: async () => {} };
+
+/**
+ * Services (MCP servers, the digest engine) start once every channel is up, or after `waitMs`,
+ * whichever comes first: loading and starting them is CPU the first poll would otherwise wait for
+ * (pg-boss's start alone is about 60 ms). A turn that could use an MCP server waits for it, and a
+ * digest waits for its channel, so nothing that needs them runs before they are up. False when
+ * steward stops first (a refused token): then they do not start at all.
+ */
+export async function afterChannelsUp(
+  up: Array<Promise<void>>,
+  waitMs: number,
+  signal: AbortSignal,
+): Promise<boolean> {
+  if (signal.aborted) return false;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort = () => {};
+  await Promise.race([
+    Promise.all(up),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+      onAbort = resolve;
+      signal.addEventListener('abort', onAbort, { once: true });
+    }),
+  ]);
+  clearTimeout(timer);
+  signal.removeEventListener('abort', onAbort);
+  // The channels' first polls go out in the turns of the event loop right after they are up.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return !signal.aborted;
 }

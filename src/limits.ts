@@ -32,6 +32,8 @@ export interface Limits {
   digestGraceMs: number;
   /** A digest due before its channel is up (caught up at start) waits this long for it, then fails. */
   digestChannelWaitMs: number;
+  /** How long services (MCP servers, the digest engine) wait at start for every channel to be up. */
+  servicesWaitMs: number;
   /** A final reply that could not be delivered is posted late at most this many times before it is only logged. */
   lateReplyTries: number;
 }
@@ -81,6 +83,7 @@ export const DEFAULT_LIMITS: Limits = {
   stopGraceMs: 5_000,
   digestGraceMs: 15 * 60 * 1000,
   digestChannelWaitMs: 2 * 60 * 1000,
+  servicesWaitMs: 5_000,
   lateReplyTries: 5,
 };
 

@@ -152,6 +152,7 @@ describe('lazy loading', () => {
     // undici comes with the first model request or fetch; ajv's compiler with the first tool call.
     expect(result.packages).not.toContain('undici');
     // Node's own copy loads when node:http is imported as a module (the webhook server does).
+    expect(result.urls).toContain('node:internal/modules/esm/loader');
     expect(result.urls).not.toContain('node:internal/deps/undici/undici');
     expect(result.urls.filter((u) => /node_modules\/ajv\/dist\/(ajv|core)\.js$/.test(u))).toEqual([]);
   });

@@ -17,9 +17,14 @@ process.on('exit', () => {
       process.env.STEWARD_TEST_MODULES_FILE,
       [
         ...loaded,
-        ...process.moduleLoadList
+        ...internalModules()
           .filter((entry) => entry.startsWith('NativeModule internal/'))
           .map((entry) => `node:${entry.slice('NativeModule '.length)}`),
       ].join('\n'),
     );
 });
+
+/** @returns {string[]} Node's list of what it loaded (undocumented, present since Node 0.x). */
+function internalModules() {
+  return /** @type {{ moduleLoadList?: string[] }} */ (/** @type {unknown} */ (process)).moduleLoadList ?? [];
+}
