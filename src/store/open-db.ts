@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Db } from './db.ts';
+import type { PgliteOptions } from './pglite-db.ts';
 
 // Each driver loads only when its database is opened: a PostgreSQL steward never loads PGlite's
 // wasm, a PGlite one never loads pg, and commands that need no database load neither.
@@ -17,6 +18,6 @@ export async function openPostgres(url: string): Promise<Db> {
   return (await import('./postgres-db.ts')).openPostgres(url);
 }
 
-export async function openPglite(dir: string): Promise<Db> {
-  return (await import('./pglite-db.ts')).openPglite(dir);
+export async function openPglite(dir: string, options?: PgliteOptions): Promise<Db> {
+  return (await import('./pglite-db.ts')).openPglite(dir, options);
 }

@@ -1,10 +1,12 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { StoreError } from '../errors.ts';
 import { EMBEDDED_DB_SETTINGS } from '../limits.ts';
 import type { Db, Queryable } from './db.ts';
 import { wrapErrors } from './db-errors.ts';
+import { copyTemplate, defaultTemplatePath } from './pglite-template.ts';
 import { storableParams } from './storable.ts';
 
 /** PGlite's own start parameters, then ours (a later -c wins). */
@@ -25,13 +27,33 @@ function baselineWasmOnly(): void {
   setFlagsFromString('--no-wasm-dynamic-tiering');
 }
 
-export async function openPglite(dir: string): Promise<Db> {
+/** PGlite on `dir` with steward's settings (it runs initdb when `dir` holds no database). */
+export function createPglite(dir: string): Promise<PGlite> {
   baselineWasmOnly();
-  mkdirSync(dir, { recursive: true });
+  return PGlite.create(dir, { startParams: startParams() });
+}
+
+export interface PgliteOptions {
+  /** The empty database a first open copies (src/store/pglite-template.ts); null runs initdb. */
+  template?: string | null;
+}
+
+export async function openPglite(dir: string, options: PgliteOptions = {}): Promise<Db> {
+  mkdirSync(dirname(dir), { recursive: true });
   const release = takeLock(`${dir}.lock`, dir);
+  const template = options.template === undefined ? defaultTemplatePath() : options.template;
+  try {
+    copyTemplate(template ?? undefined, dir);
+  } catch (error) {
+    release();
+    throw new StoreError(
+      `database: cannot copy the empty database from ${template} to ${dir}: ${(error as Error).message}; remove ${template} and steward makes its database itself`,
+    );
+  }
+  mkdirSync(dir, { recursive: true });
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create(dir, { startParams: startParams() });
+    pglite = await createPglite(dir);
   } catch (error) {
     release();
     throw new StoreError(

@@ -1,0 +1,98 @@
+// A first open copies the empty database `npm ci` made (scripts/pglite-template.ts) instead of
+// running initdb; without a finished template of this PGlite, it runs initdb as before.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../src/store/migrate.ts';
+import { openPglite } from '../src/store/open-db.ts';
+import { createPglite } from '../src/store/pglite-db.ts';
+import { copyTemplate, makeTemplate } from '../src/store/pglite-template.ts';
+import { tempDir } from './support/services.ts';
+
+describe('the empty database template', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let template: string;
+
+  beforeAll(async () => {
+    dir = tempDir();
+    template = join(dir.path, 'cache', 'pglite');
+    expect(await makeTemplate(template, createPglite)).toBe('made');
+  }, 120_000);
+  afterAll(() => dir.remove());
+
+  it('is made once: a finished template is left as it is', async () => {
+    expect(await makeTemplate(template, createPglite)).toBe('present');
+    expect(existsSync(join(template, 'PG_VERSION'))).toBe(true);
+  });
+
+  it('gives each first open a database of its own, and later opens use their own files', async () => {
+    const a = join(dir.path, 'a', 'pg');
+    const b = join(dir.path, 'b', 'pg');
+    const first = await openPglite(a, { template });
+    await migrate(first);
+    await first.exec("create table note (text text); insert into note values ('only in a')");
+    await first.close();
+    expect(existsSync(join(a, 'steward-template'))).toBe(false);
+
+    const other = await openPglite(b, { template });
+    const tables = await other.query<{ n: number }>(
+      "select count(*)::int as n from pg_tables where tablename = 'note'",
+    );
+    expect(tables.rows[0]?.n).toBe(0);
+    await other.close();
+
+    const again = await openPglite(a, { template });
+    expect((await again.query<{ text: string }>('select text from note')).rows).toEqual([
+      { text: 'only in a' },
+    ]);
+    await again.close();
+    // The template itself is untouched.
+    expect(copyTemplate(template, join(dir.path, 'c', 'pg'))).toBe(true);
+    const fresh = await openPglite(join(dir.path, 'c', 'pg'), { template });
+    expect(
+      (await fresh.query<{ n: number }>("select count(*)::int as n from pg_tables where tablename = 'note'"))
+        .rows[0]?.n,
+    ).toBe(0);
+    await fresh.close();
+  });
+
+  it.each([
+    ['no template at all', () => undefined],
+    ['a template cut off before it was finished', () => half(dir.path)],
+    ['a template another PGlite made', () => otherVersion(dir.path, template)],
+  ])('is not used when there is %s', (_case, path) => {
+    const target = join(dir.path, `unused-${Math.random().toString(36).slice(2)}`, 'pg');
+    expect(copyTemplate(path(), target)).toBe(false);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('never writes into a folder that already holds something', () => {
+    const target = join(dir.path, 'busy', 'pg');
+    mkdirSync(target, { recursive: true });
+    writeFileSync(join(target, 'keep'), 'mine');
+    expect(copyTemplate(template, target)).toBe(false);
+    expect(readFileSync(join(target, 'keep'), 'utf8')).toBe('mine');
+  });
+
+  it('without one, the first open runs initdb', async () => {
+    const db = await openPglite(join(dir.path, 'initdb', 'pg'), { template: null });
+    await migrate(db);
+    expect((await db.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    await db.close();
+  }, 120_000);
+});
+
+/** A template folder with the database's files but no marker: its making was cut off. */
+function half(root: string): string {
+  const path = join(root, 'half');
+  mkdirSync(path, { recursive: true });
+  writeFileSync(join(path, 'PG_VERSION'), '17\n');
+  return path;
+}
+
+function otherVersion(root: string, template: string): string {
+  const path = join(root, 'other');
+  copyTemplate(template, path);
+  writeFileSync(join(path, 'steward-template'), '0.0.1\n');
+  return path;
+}
