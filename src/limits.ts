@@ -22,8 +22,11 @@ export interface Limits {
     /** Stored outputs are collected after this. */
     retentionMs: number;
   };
-  /** Older turns are summarized when the context passes this budget. */
-  compaction: { budgetTokens: number; keepTurns: number };
+  /**
+   * Older turns are summarized when the context passes this budget, or the turns since the last
+   * summary pass `maxTurns` (unset: no such bound).
+   */
+  compaction: { budgetTokens: number; keepTurns: number; maxTurns?: number };
   /** How often overdue questions are looked for. */
   sweepEveryMs: number;
   /** On stop, how long running turns get to wind down after they are told to. */
@@ -78,7 +81,7 @@ export const DEFAULT_LIMITS: Limits = {
   grantTtlMs: 12 * HOUR_MS,
   // 8 KiB, and 4 KiB for shell, whose output is often a long log.
   offload: { defaultBytes: 8192, thresholdBytes: { shell: 4096 }, retentionMs: 7 * 24 * HOUR_MS },
-  compaction: { budgetTokens: 24_000, keepTurns: 4 },
+  compaction: { budgetTokens: 24_000, keepTurns: 4, maxTurns: 200 },
   sweepEveryMs: 30_000,
   stopGraceMs: 5_000,
   digestGraceMs: 15 * 60 * 1000,

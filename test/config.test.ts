@@ -69,7 +69,7 @@ describe('loadConfig: defaults', () => {
           grantTtlMs: 43_200_000,
         },
         offload: { defaultBytes: 8192, thresholdBytes: { shell: 4096 }, retentionMs: 604_800_000 },
-        compaction: { budgetTokens: 24_000, keepTurns: 4 },
+        compaction: { budgetTokens: 24_000, keepTurns: 4, maxTurns: 200 },
       },
       hostJail: 'auto',
       budget: {},

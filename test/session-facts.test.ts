@@ -354,6 +354,17 @@ describe('what a compaction folds', () => {
     expect(plan?.turns ?? 0).toBe(turns);
   });
 
+  const many = (count: number) =>
+    log(...Array.from({ length: count }, (_, i): [string, 'ended'] => [`t${i}`, 'ended']), ['now', 'open']);
+  it.each([
+    ['under the budget and at the turn bound: nothing', 3, 3, undefined],
+    ['under the budget, one turn past the bound: all but the kept turns', 4, 3, 3],
+    ['no bound: the budget alone decides', 50, undefined, undefined],
+  ])('%s', (_name, count, maxTurns, folded) => {
+    const plan = planCompaction(many(count), 1_000_000, 1, maxTurns);
+    expect(plan?.turns).toBe(folded);
+  });
+
   it('folds the summary before it in, as the model is shown only the newest one', () => {
     // Found by review: a second compaction summarized only the turns since the first, so what
     // the first summary held was gone from the conversation.

@@ -1,5 +1,6 @@
 import { streamRoute } from '../gateway/router.ts';
 import type { ChatMessage } from '../gateway/types.ts';
+import type { Limits } from '../limits.ts';
 import { routeFor } from './sensitive.ts';
 import { rebuildConversation, type SessionEvent } from './session-events.ts';
 import { carriedFacts } from './session-facts.ts';
@@ -26,14 +27,16 @@ export interface CompactionPlan {
 
 /**
  * Which older turns to summarize: only whole, ended turns (so a tool call is never split from its
- * result), keeping the most recent `keepTurns` verbatim. Undefined when under budget or nothing to fold.
+ * result), keeping the most recent `keepTurns` verbatim. Undefined when the window is under both
+ * the token budget and `maxTurns` turns, or there is nothing to fold. The turn count bounds what
+ * a turn reads and scans when the turns are short: 1,000 one-line turns fit the default budget.
  */
 export function planCompaction(
   events: readonly SessionEvent[],
   budgetTokens: number,
   keepTurns: number,
+  maxTurns = Number.POSITIVE_INFINITY,
 ): CompactionPlan | undefined {
-  if (estimateTokens(rebuildConversation(events)) <= budgetTokens) return undefined;
   let previous = 0;
   let earlier: string | undefined;
   for (const { data } of events)
@@ -43,6 +46,8 @@ export function planCompaction(
     if (e.id <= previous || !e.turnId) continue;
     if (e.data.kind === 'turn_ended') ended.push({ turnId: e.turnId, lastId: e.id });
   }
+  if (ended.length <= maxTurns && estimateTokens(rebuildConversation(events)) <= budgetTokens)
+    return undefined;
   // Nothing of a turn still open is folded: a turn reads the log from the fold on
   // (SessionLog.recent), so its own events, questions and calls must all lie after it.
   const endedIds = new Set(ended.map((t) => t.turnId));
@@ -84,9 +89,9 @@ const SUMMARIZE = [
 export async function compactIfNeeded(
   deps: LoopDeps,
   log: TurnLog,
-  budget: { budgetTokens: number; keepTurns: number },
+  budget: Limits['compaction'],
 ): Promise<boolean> {
-  const plan = planCompaction(log.events, budget.budgetTokens, budget.keepTurns);
+  const plan = planCompaction(log.events, budget.budgetTokens, budget.keepTurns, budget.maxTurns);
   if (!plan) return false;
   let summary = '';
   let failed = false;
