@@ -1,5 +1,5 @@
 #!/bin/sh
-//bin/true; case "$1" in start | chat | sandboxd) exec node --max-semi-space-size=1 --heap-growing-percent=50 "$0" "$@" ;; esac; exec node "$0" "$@"
+//usr/bin/env true; case "$1" in start | chat | sandboxd) exec node --max-semi-space-size=1 --heap-growing-percent=50 "$0" "$@" ;; esac; exec node "$0" "$@"
 import module from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';

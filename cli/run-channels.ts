@@ -23,11 +23,11 @@ export async function runChannels(
   const { config, log } = runtime;
   let scheduler: Scheduler | undefined;
   // A /digest command that comes before the scheduler is up (one sent while steward was down
-  // arrives with the first poll) waits for it.
+  // arrives with the first poll) waits for it, for as long as services wait for the channels.
   const schedulerUp = Promise.withResolvers<Scheduler | undefined>();
   const built = await buildAssistant(runtime, db, owners, async (text, from) => {
-    const up = await schedulerUp.promise;
-    return up ? up.command(text, from) : 'The digest scheduler is not running: steward is stopping.';
+    const up = await within(schedulerUp.promise, DEFAULT_LIMITS.servicesWaitMs);
+    return up ? up.command(text, from) : 'The scheduler is starting; try again in a moment.';
   });
   const { assistant } = built;
   mark('assistant built');
@@ -47,6 +47,7 @@ export async function runChannels(
     void assistant.stop();
   };
   signal.addEventListener('abort', stopAll, { once: true });
+  all.signal.addEventListener('abort', () => schedulerUp.resolve(undefined), { once: true });
   const behindChannels = afterChannelsUp(
     channels.map((c) => assistant.whenOnline(c.name)),
     DEFAULT_LIMITS.servicesWaitMs,
@@ -120,12 +121,27 @@ export async function runChannels(
     if (!all.signal.aborted) await assistant.idle();
   } finally {
     signal.removeEventListener('abort', stopAll);
+    // Services still waiting for the channels (a start that failed) give up at once.
+    all.abort();
     await assistant.stop();
     built.stop();
   }
 }
 
 const NOT_STARTED: Service = { stop: async () => {} };
+
+/** `promise`'s value, or undefined once `ms` passed. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Services (MCP servers, the digest engine) start once every channel is up, or after `waitMs`,

@@ -19,7 +19,7 @@ export function loadRuntime(io: CliIo, quiet = false): Runtime {
 
 /** Opens the configured database and brings its schema up to date; refuses a newer schema. */
 export async function openStore({ config, log }: Runtime): Promise<Db> {
-  const db = await openDb(config);
+  const db = await openDb({ ...config, warn: (line) => log.warn(line) });
   try {
     const applied = await migrate(db);
     for (const m of applied) log.info({ migration: m.name }, 'applied migration');

@@ -4,8 +4,9 @@
 import { createPglite } from '../src/store/pglite-db.ts';
 import { defaultTemplatePath, makeTemplate } from '../src/store/pglite-template.ts';
 
-const template = defaultTemplatePath();
+let template = 'node_modules/.cache/steward';
 try {
+  template = defaultTemplatePath();
   const started = performance.now();
   const outcome = await makeTemplate(template, createPglite);
   if (outcome === 'made')

@@ -1,8 +1,18 @@
 // A first open copies the empty database `npm ci` made (scripts/pglite-template.ts) instead of
 // running initdb; without a finished template of this PGlite, it runs initdb as before.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { openPglite } from '../src/store/open-db.ts';
 import { createPglite } from '../src/store/pglite-db.ts';
@@ -24,6 +34,25 @@ describe('the empty database template', () => {
     expect(await makeTemplate(template, createPglite)).toBe('present');
     expect(existsSync(join(template, 'PG_VERSION'))).toBe(true);
   });
+
+  /** The cluster's identity, which initdb makes anew and a copy keeps. */
+  const identity = async (db: Db) =>
+    (await db.query<{ id: string }>('select system_identifier::text as id from pg_control_system()')).rows[0]
+      ?.id;
+
+  it('is what a first open copies, instead of running initdb', async () => {
+    const made = await openPglite(join(dir.path, 'made', 'pg'), { template: null });
+    const copied = await openPglite(join(dir.path, 'copied', 'pg'), { template });
+    const templateDb = await createPglite(join(dir.path, 'copy-of-template'));
+    await templateDb.close();
+    const again = await openPglite(join(dir.path, 'copied-again', 'pg'), { template });
+    expect(await identity(copied)).toBe(await identity(again));
+    expect(await identity(made)).not.toBe(await identity(copied));
+    await Promise.all([made.close(), copied.close(), again.close()]);
+    // The copy is the owner's alone, as PostgreSQL keeps its data folder.
+    expect(statSync(join(dir.path, 'copied', 'pg')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir.path, 'copied', 'pg', 'PG_VERSION')).mode & 0o777).toBe(0o600);
+  }, 120_000);
 
   it('gives each first open a database of its own, and later opens use their own files', async () => {
     const a = join(dir.path, 'a', 'pg');
@@ -73,6 +102,33 @@ describe('the empty database template', () => {
     expect(copyTemplate(template, target)).toBe(false);
     expect(readFileSync(join(target, 'keep'), 'utf8')).toBe('mine');
   });
+
+  it('never replaces a link to an empty folder (the database belongs where it points)', () => {
+    const elsewhere = join(dir.path, 'other-disk');
+    mkdirSync(elsewhere);
+    const link = join(dir.path, 'linked', 'pg');
+    mkdirSync(join(dir.path, 'linked'));
+    symlinkSync(elsewhere, link);
+    expect(copyTemplate(template, link)).toBe(false);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  });
+
+  it('a copy that fails leaves nothing behind, and the open runs initdb and says why', async () => {
+    const broken = join(dir.path, 'broken');
+    copyTemplate(template, broken);
+    writeFileSync(join(broken, 'steward-template'), readFileSync(join(template, 'steward-template')));
+    // A socket cannot be copied.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(join(broken, 'sock'), resolve));
+    const target = join(dir.path, 'fallback', 'pg');
+    const warnings: string[] = [];
+    const db = await openPglite(target, { template: broken, warn: (line) => warnings.push(line) });
+    server.close();
+    expect(warnings).toEqual([expect.stringMatching(/could not copy the empty database .* initdb/)]);
+    expect(existsSync(join(target, 'sock'))).toBe(false);
+    expect((await db.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    await db.close();
+  }, 120_000);
 
   it('without one, the first open runs initdb', async () => {
     const db = await openPglite(join(dir.path, 'initdb', 'pg'), { template: null });

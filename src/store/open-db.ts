@@ -6,8 +6,14 @@ import type { PgliteOptions } from './pglite-db.ts';
 // wasm, a PGlite one never loads pg, and commands that need no database load neither.
 
 /** PostgreSQL when a URL is given, else the embedded PGlite database under `dataDir/pg`. */
-export async function openDb(opts: { databaseUrl?: string; dataDir: string }): Promise<Db> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(join(opts.dataDir, 'pg'));
+export async function openDb(opts: {
+  databaseUrl?: string;
+  dataDir: string;
+  warn?: (line: string) => void;
+}): Promise<Db> {
+  return opts.databaseUrl
+    ? openPostgres(opts.databaseUrl)
+    : openPglite(join(opts.dataDir, 'pg'), opts.warn ? { warn: opts.warn } : {});
 }
 
 export function embeddedDbPath(dataDir: string): string {

@@ -36,6 +36,8 @@ export function createPglite(dir: string): Promise<PGlite> {
 export interface PgliteOptions {
   /** The empty database a first open copies (src/store/pglite-template.ts); null runs initdb. */
   template?: string | null;
+  /** Told why a template could not be copied (the open then runs initdb). */
+  warn?: (line: string) => void;
 }
 
 export async function openPglite(dir: string, options: PgliteOptions = {}): Promise<Db> {
@@ -45,9 +47,9 @@ export async function openPglite(dir: string, options: PgliteOptions = {}): Prom
   try {
     copyTemplate(template ?? undefined, dir);
   } catch (error) {
-    release();
-    throw new StoreError(
-      `database: cannot copy the empty database from ${template} to ${dir}: ${(error as Error).message}; remove ${template} and steward makes its database itself`,
+    // Only speed is lost: the copy never left anything in `dir`, and initdb makes the database.
+    options.warn?.(
+      `database: could not copy the empty database from ${template} (${(error as Error).message.replace(/\s+/g, ' ').trim()}); making it with initdb instead, which takes a few seconds`,
     );
   }
   mkdirSync(dir, { recursive: true });

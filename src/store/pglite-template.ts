@@ -3,12 +3,14 @@
 // `steward chat` peaked at about 550 MiB and took about 3 s for it. Copying the template's files
 // takes a fraction of a second and no memory; the first open is then like any later one.
 import {
+  chmodSync,
   cpSync,
-  existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
+  rmdirSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -17,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 
 /** Written last into a finished template, with the PGlite version that made it. */
 const MARKER = 'steward-template';
+/** Bumped when steward makes its template differently, so an older one is not used. */
+const FORMAT = 1;
 
 /** PGlite's package folder and version (a template is only good for the PGlite that made it). */
 function pgliteInstall(): { root: string; version: string } {
@@ -35,6 +39,9 @@ export function defaultTemplatePath(): string {
   return join(root, '..', '..', '.cache', 'steward', `pglite-${version}`);
 }
 
+/** What a finished template of this PGlite holds in its marker. */
+const markerText = () => `${pgliteInstall().version} ${FORMAT}`;
+
 function versionOf(template: string): string | undefined {
   try {
     return readFileSync(join(template, MARKER), 'utf8').trim();
@@ -44,19 +51,27 @@ function versionOf(template: string): string | undefined {
 }
 
 /**
- * Copies a finished template of this PGlite to `dir`, which must not exist yet or be empty. False
- * when there is none (the install skipped its scripts), so the caller runs initdb as before. The
- * copy goes to a folder beside `dir` and is renamed into place: a copy cut off leaves no half
- * database behind.
+ * Copies a finished template of this PGlite to `dir`, which must not exist yet or be a plain empty
+ * folder (never a link, a mount's contents or anything else: those are left to initdb). False when
+ * there is none (the install skipped its scripts), so the caller runs initdb as before. The copy
+ * goes to a folder beside `dir` and is renamed into place, so a copy cut off leaves no half
+ * database behind; one a killed process left is removed first (the caller holds the lock). The
+ * copy is the owner's alone (folders 0700, files 0600), as PostgreSQL keeps its data folder.
  */
 export function copyTemplate(template: string | undefined, dir: string): boolean {
-  if (!template || versionOf(template) !== pgliteInstall().version) return false;
-  if (existsSync(dir) && readdirSync(dir).length > 0) return false;
+  if (!template || versionOf(template) !== markerText()) return false;
+  const existing = lstatOrUndefined(dir);
+  if (existing && !(existing.isDirectory() && readdirSync(dir).length === 0)) return false;
+  const parent = dirname(dir);
+  mkdirSync(parent, { recursive: true });
+  for (const name of readdirSync(parent))
+    if (name.startsWith(`${basename(dir)}.copying-`))
+      rmSync(join(parent, name), { recursive: true, force: true });
   const copying = `${dir}.copying-${process.pid}`;
-  rmSync(copying, { recursive: true, force: true });
   try {
     cpSync(template, copying, { recursive: true, filter: (source) => basename(source) !== MARKER });
-    rmSync(dir, { recursive: true, force: true });
+    setModes(copying, 0o700, 0o600);
+    if (existing) rmdirSync(dir);
     renameSync(copying, dir);
   } finally {
     rmSync(copying, { recursive: true, force: true });
@@ -64,22 +79,41 @@ export function copyTemplate(template: string | undefined, dir: string): boolean
   return true;
 }
 
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function setModes(root: string, folders: number, files: number): void {
+  chmodSync(root, folders);
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    const path = join(root, entry.name);
+    if (entry.isDirectory()) setModes(path, folders, files);
+    else if (entry.isFile()) chmodSync(path, files);
+  }
+}
+
 /**
  * Makes the template at `template` unless a finished one of this PGlite is there. It is built in a
- * folder beside it and renamed into place, so a template is either whole or absent.
+ * folder beside it and renamed into place, so a template is either whole or absent. It is readable
+ * by every user (an empty database; the install may run as root and steward as another user).
  */
 export async function makeTemplate(
   template: string,
   create: (dir: string) => Promise<{ close(): Promise<void> }>,
 ): Promise<'made' | 'present'> {
-  const { version } = pgliteInstall();
-  if (versionOf(template) === version) return 'present';
+  if (versionOf(template) === markerText()) return 'present';
   const building = `${template}.building-${process.pid}`;
   rmSync(building, { recursive: true, force: true });
   mkdirSync(building, { recursive: true });
   try {
     await (await create(building)).close();
-    writeFileSync(join(building, MARKER), `${version}\n`);
+    writeFileSync(join(building, MARKER), `${markerText()}\n`);
+    setModes(building, 0o755, 0o644);
     rmSync(template, { recursive: true, force: true });
     renameSync(building, template);
     return 'made';
