@@ -3,6 +3,7 @@ import type { Service } from '../src/core/lifecycle.ts';
 import { DEFAULT_LIMITS } from '../src/limits.ts';
 import { type Scheduler, startScheduler } from '../src/scheduler/index.ts';
 import type { Db } from '../src/store/db.ts';
+import { within } from '../src/within.ts';
 import { buildAssistant } from './build-assistant.ts';
 import type { Runtime } from './runtime.ts';
 import type { StageMark } from './startup-timing.ts';
@@ -22,12 +23,14 @@ export async function runChannels(
 ): Promise<void> {
   const { config, log } = runtime;
   let scheduler: Scheduler | undefined;
+  // One channel failing (a refused token, another poller) stops the others before the store closes.
+  const all = new AbortController();
   // A /digest command that comes before the scheduler is up (one sent while steward was down
   // arrives with the first poll) waits for it, for as long as services wait for the channels.
-  const schedulerUp = Promise.withResolvers<Scheduler | undefined>();
+  const schedulerUp = Promise.withResolvers<void>();
   const built = await buildAssistant(runtime, db, owners, async (text, from) => {
-    const up = await within(schedulerUp.promise, DEFAULT_LIMITS.servicesWaitMs);
-    return up ? up.command(text, from) : 'The scheduler is starting; try again in a moment.';
+    await within(schedulerUp.promise, DEFAULT_LIMITS.servicesWaitMs, all.signal);
+    return scheduler ? scheduler.command(text, from) : 'The scheduler is starting; try again in a moment.';
   });
   const { assistant } = built;
   mark('assistant built');
@@ -39,15 +42,12 @@ export async function runChannels(
       const sink = room === undefined ? undefined : c.outbox(room);
       return sink ? [sink] : [];
     });
-  // One channel failing (a refused token, another poller) stops the others before the store closes.
-  const all = new AbortController();
   const stopAll = () => {
     all.abort();
     // Running turns are told at once, so channels waiting for their handlers can finish.
     void assistant.stop();
   };
   signal.addEventListener('abort', stopAll, { once: true });
-  all.signal.addEventListener('abort', () => schedulerUp.resolve(undefined), { once: true });
   const behindChannels = afterChannelsUp(
     channels.map((c) => assistant.whenOnline(c.name)),
     DEFAULT_LIMITS.servicesWaitMs,
@@ -74,10 +74,7 @@ export async function runChannels(
           return { stop: () => built.mcp.stop() };
         },
         async () => {
-          if (!(await behindChannels)) {
-            schedulerUp.resolve(undefined);
-            return NOT_STARTED;
-          }
+          if (!(await behindChannels)) return NOT_STARTED;
           try {
             scheduler = await startScheduler({
               db,
@@ -98,8 +95,8 @@ export async function runChannels(
             });
             return scheduler;
           } finally {
-            // Undefined when it could not start: that failure ends steward.
-            schedulerUp.resolve(scheduler);
+            // Unset when it could not start: that failure ends steward.
+            schedulerUp.resolve();
           }
         },
       ],
@@ -130,19 +127,6 @@ export async function runChannels(
 
 const NOT_STARTED: Service = { stop: async () => {} };
 
-/** `promise`'s value, or undefined once `ms` passed. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Services (MCP servers, the digest engine) start once every channel is up, or after `waitMs`,
  * whichever comes first: loading and starting them is CPU the first poll would otherwise wait for
@@ -155,19 +139,7 @@ export async function afterChannelsUp(
   waitMs: number,
   signal: AbortSignal,
 ): Promise<boolean> {
-  if (signal.aborted) return false;
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort = () => {};
-  await Promise.race([
-    Promise.all(up),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, waitMs);
-      onAbort = resolve;
-      signal.addEventListener('abort', onAbort, { once: true });
-    }),
-  ]);
-  clearTimeout(timer);
-  signal.removeEventListener('abort', onAbort);
+  await within(Promise.all(up), waitMs, signal);
   // The channels' first polls go out in the turns of the event loop right after they are up.
   await new Promise<void>((resolve) => setImmediate(resolve));
   return !signal.aborted;

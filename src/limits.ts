@@ -24,9 +24,9 @@ export interface Limits {
   };
   /**
    * Older turns are summarized when the context passes this budget, or the turns since the last
-   * summary pass `maxTurns` (unset: no such bound).
+   * summary pass `maxTurns`.
    */
-  compaction: { budgetTokens: number; keepTurns: number; maxTurns?: number };
+  compaction: { budgetTokens: number; keepTurns: number; maxTurns: number };
   /** How often overdue questions are looked for. */
   sweepEveryMs: number;
   /** On stop, how long running turns get to wind down after they are told to. */

@@ -216,7 +216,7 @@ describe('what reaches the model', () => {
     await db.close();
     db = await openPglite(`${dir.path}/pg`);
     await say(
-      assistant(cloud, { ...deps, limits: { compaction: { budgetTokens: 1, keepTurns: 1 } } }),
+      assistant(cloud, { ...deps, limits: { compaction: { budgetTokens: 1, keepTurns: 1, maxTurns: 200 } } }),
       'third',
     );
     expect(cloud.requests).toHaveLength(1);
@@ -230,7 +230,7 @@ describe('what reaches the model', () => {
     // The mail's turn is folded now, so the next turn reads the log from the compaction on: the
     // pin holds because the compaction carried it, not because the mail's events were read.
     await say(
-      assistant(cloud, { ...deps, limits: { compaction: { budgetTokens: 1, keepTurns: 1 } } }),
+      assistant(cloud, { ...deps, limits: { compaction: { budgetTokens: 1, keepTurns: 1, maxTurns: 200 } } }),
       'fourth',
     );
     expect(cloud.requests).toHaveLength(1);
@@ -263,7 +263,7 @@ describe('what reaches the model', () => {
       { kind: 'assistant_message', text: 'THE LOGGED ANSWER', model: 'm', route: 'default' },
       turnId,
     );
-    const restarted = assistant(main, { limits: { compaction: { budgetTokens: 1, keepTurns: 1 } } });
+    const restarted = assistant(main, { limits: { compaction: { budgetTokens: 1, keepTurns: 1, maxTurns: 200 } } });
     await restarted.recover(() => sink);
     expect(main.requests).toHaveLength(4);
     expect(((main.requests[3]?.messages ?? []) as Array<{ content: string }>)[0]?.content).toMatch(
@@ -331,7 +331,7 @@ describe('what reaches the model', () => {
       reply('SUMMARY OF ONE AND TWO'),
       reply('four'),
     ]);
-    const a = assistant(main, { limits: { compaction: { budgetTokens: 1400, keepTurns: 1 } } });
+    const a = assistant(main, { limits: { compaction: { budgetTokens: 1400, keepTurns: 1, maxTurns: 200 } } });
     for (const text of ['first', 'second', 'third', 'fourth']) await say(a, text);
     expect(main.requests).toHaveLength(5);
     const side = main.requests[3]?.messages as Array<{ role: string; content: string }>;

@@ -43,7 +43,7 @@ export interface OffloadConfig {
 export interface CompactionConfig {
   budgetTokens: number;
   keepTurns: number;
-  maxTurns?: number;
+  maxTurns: number;
 }
 
 export interface ModelsConfig {
@@ -174,7 +174,7 @@ export function resolveModels(
     compaction: {
       budgetTokens: tree.compaction?.budget_tokens ?? D.compaction.budgetTokens,
       keepTurns: tree.compaction?.keep_turns ?? D.compaction.keepTurns,
-      ...(D.compaction.maxTurns === undefined ? {} : { maxTurns: D.compaction.maxTurns }),
+      maxTurns: D.compaction.maxTurns,
     },
     loop: {
       maxSteps: loop.max_steps ?? D.maxSteps,

@@ -6,6 +6,7 @@ import type { OutboundEvent, ReplySink } from '../channel/port.ts';
 import type { Assistant } from '../core/assistant.ts';
 import type { Logger } from '../log.ts';
 import type { Db } from '../store/db.ts';
+import { within } from '../within.ts';
 import { formatFire, nextFire } from './cron.ts';
 import { decideFire, type MissedFires } from './decide.ts';
 import { digestStore, type Schedule } from './store.ts';
@@ -210,16 +211,6 @@ export function digestRunner(deps: RunnerDeps): DigestRunner {
       while (running.size > 0) await Promise.all(running);
     },
   };
-}
-
-/** Whether `work` settles within `ms`, and before `signal` aborts (the timeout keeps no process up). */
-async function within(work: Promise<void>, ms: number, signal: AbortSignal): Promise<boolean> {
-  const limit = AbortSignal.any([signal, AbortSignal.timeout(ms)]);
-  if (limit.aborted) return false;
-  const gaveUp = new Promise<false>((done) =>
-    limit.addEventListener('abort', () => done(false), { once: true }),
-  );
-  return Promise.race([work.then(() => true as const), gaveUp]);
 }
 
 function missedText(schedule: Schedule, missed: MissedFires, windowMs: number): string {

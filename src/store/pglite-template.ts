@@ -59,9 +59,10 @@ function versionOf(template: string): string | undefined {
  * copy is the owner's alone (folders 0700, files 0600), as PostgreSQL keeps its data folder.
  */
 export function copyTemplate(template: string | undefined, dir: string): boolean {
-  if (!template || versionOf(template) !== markerText()) return false;
+  // A database already there (every open but the first) is answered before the template is read.
   const existing = lstatOrUndefined(dir);
   if (existing && !(existing.isDirectory() && readdirSync(dir).length === 0)) return false;
+  if (!template || versionOf(template) !== markerText()) return false;
   const parent = dirname(dir);
   mkdirSync(parent, { recursive: true });
   for (const name of readdirSync(parent))
