@@ -263,7 +263,9 @@ describe('what reaches the model', () => {
       { kind: 'assistant_message', text: 'THE LOGGED ANSWER', model: 'm', route: 'default' },
       turnId,
     );
-    const restarted = assistant(main, { limits: { compaction: { budgetTokens: 1, keepTurns: 1, maxTurns: 200 } } });
+    const restarted = assistant(main, {
+      limits: { compaction: { budgetTokens: 1, keepTurns: 1, maxTurns: 200 } },
+    });
     await restarted.recover(() => sink);
     expect(main.requests).toHaveLength(4);
     expect(((main.requests[3]?.messages ?? []) as Array<{ content: string }>)[0]?.content).toMatch(
@@ -331,7 +333,9 @@ describe('what reaches the model', () => {
       reply('SUMMARY OF ONE AND TWO'),
       reply('four'),
     ]);
-    const a = assistant(main, { limits: { compaction: { budgetTokens: 1400, keepTurns: 1, maxTurns: 200 } } });
+    const a = assistant(main, {
+      limits: { compaction: { budgetTokens: 1400, keepTurns: 1, maxTurns: 200 } },
+    });
     for (const text of ['first', 'second', 'third', 'fourth']) await say(a, text);
     expect(main.requests).toHaveLength(5);
     const side = main.requests[3]?.messages as Array<{ role: string; content: string }>;
