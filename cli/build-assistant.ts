@@ -51,8 +51,7 @@ export async function buildAssistant(
     });
     if (removed > 0) log.info({ removed }, 'collected expired tool outputs');
   };
-  // Finding bash and probing the host jail spawn processes: they run while the database collects.
-  const [shellTool] = await Promise.all([hostShellTool(config.hostJail, config.sandbox), collect()]);
+  await collect();
   const timer = setInterval(() => void collect(), DAY_MS);
   timer.unref();
 
@@ -63,7 +62,7 @@ export async function buildAssistant(
     ...builtinPureTools,
     createRetrieveOutputTool(outputs),
     createLoadSkillTool(skills),
-    shellTool,
+    hostShellTool(config.hostJail, config.sandbox),
     writeFileTool,
     webFetchTool,
   ];

@@ -17,10 +17,12 @@ export async function findHostShell(mode: HostJailMode) {
   return { bash, jail };
 }
 
-/** The one shell tool, with what start-up found, and the sandbox when one is configured. */
-export async function hostShellTool(mode: HostJailMode, sandbox?: SandboxConfig) {
+/**
+ * The one shell tool, and the sandbox when one is configured. It finds bash and probes the host
+ * jail at its first call, not at start-up: that spawns processes, 40-60 ms the first poll waited for.
+ */
+export function hostShellTool(mode: HostJailMode, sandbox?: SandboxConfig) {
   return createShellTool({
-    ...(await findHostShell(mode)),
     hostJail: mode,
     ...(sandbox?.configured ? { sandbox: { config: sandbox, client: sandboxClient(sandbox.socket) } } : {}),
   });

@@ -1,7 +1,7 @@
 import type { Channel } from '../src/channel/port.ts';
 import type { Service } from '../src/core/lifecycle.ts';
 import { DEFAULT_LIMITS } from '../src/limits.ts';
-import { type Scheduler, startScheduler } from '../src/scheduler/index.ts';
+import { type DigestCommandContext, type Scheduler, startScheduler } from '../src/scheduler/index.ts';
 import type { Db } from '../src/store/db.ts';
 import { within } from '../src/within.ts';
 import { buildAssistant } from './build-assistant.ts';
@@ -25,13 +25,13 @@ export async function runChannels(
   let scheduler: Scheduler | undefined;
   // One channel failing (a refused token, another poller) stops the others before the store closes.
   const all = new AbortController();
-  // A /digest command that comes before the scheduler is up (one sent while steward was down
-  // arrives with the first poll) waits for it, for as long as services wait for the channels.
   const schedulerUp = Promise.withResolvers<void>();
-  const built = await buildAssistant(runtime, db, owners, async (text, from) => {
-    await within(schedulerUp.promise, DEFAULT_LIMITS.servicesWaitMs, all.signal);
-    return scheduler ? scheduler.command(text, from) : 'The scheduler is starting; try again in a moment.';
-  });
+  const built = await buildAssistant(
+    runtime,
+    db,
+    owners,
+    digestWhenUp(schedulerUp.promise, () => scheduler, DEFAULT_LIMITS.servicesWaitMs, all.signal),
+  );
   const { assistant } = built;
   mark('assistant built');
   const byName = new Map(channels.map((c) => [c.name, c]));
@@ -126,6 +126,25 @@ export async function runChannels(
 }
 
 const NOT_STARTED: Service = { stop: async () => {} };
+
+export const SCHEDULER_STARTING = 'The scheduler is starting; try again in a moment.';
+
+/**
+ * /digest commands, answered by the scheduler. One that comes before the scheduler is up (sent
+ * while steward was down, it arrives with the first poll) waits for it, at most `waitMs`, as long
+ * as services wait for the channels; the answer then says it is starting.
+ */
+export function digestWhenUp(
+  up: Promise<void>,
+  scheduler: () => Scheduler | undefined,
+  waitMs: number,
+  signal: AbortSignal,
+) {
+  return async (text: string, from: DigestCommandContext): Promise<string | undefined> => {
+    await within(up, waitMs, signal);
+    return scheduler()?.command(text, from) ?? SCHEDULER_STARTING;
+  };
+}
 
 /**
  * Services (MCP servers, the digest engine) start once every channel is up, or after `waitMs`,

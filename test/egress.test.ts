@@ -197,7 +197,7 @@ describe('a fenced page cannot make steward send its environment anywhere', () =
           resolver,
           isAllowedAddress: (a) => a === '127.0.0.1' || addressVerdict(a).allowed,
         }),
-        await hostShellTool('auto'),
+        hostShellTool('auto'),
       ]),
       retry: { retries: 0 },
     });
