@@ -5,7 +5,8 @@
 //
 // Settings (environment): BENCH_BASELINE (git ref, default HEAD~1; `none` skips it),
 // BENCH_BACKENDS (default pglite,postgres), BENCH_IDLE_S (idle measure after start, default 30),
-// BENCH_ROUNDS (start-up samples per tree, default 3), BENCH_RTT (round trips, default 30),
+// BENCH_ROUNDS (rounds of start-ups per tree, default 3), BENCH_EXISTING_STARTS (starts on the
+// existing folder per round, default 3), BENCH_RTT (round trips, default 30),
 // BENCH_TURNS (turns before the last memory reading, default 1000), BENCH_CHANNELS (default
 // telegram,matrix; Matrix needs the STEWARD_TEST_MATRIX_* Synapse), BENCH_MATRIX_RTT (default 20).
 import { type BackendName, freshState } from './channel/backends.ts';
@@ -27,7 +28,8 @@ async function coldStarts(rig: Rig, tree: Tree, backend: BackendName) {
     await fresh.proc.stop();
     // Starts on an existing folder vary by tens of milliseconds on a shared machine: take several.
     const existing: number[] = [];
-    for (let i = 0; i < number('BENCH_EXISTING_STARTS', 3); i++) {
+    const starts = number('BENCH_EXISTING_STARTS', 3);
+    for (let i = 0; i < starts; i++) {
       const start = await startToPolling(rig, launch);
       await start.proc.stop();
       existing.push(start.seconds);

@@ -142,7 +142,8 @@ export function digestWhenUp(
 ) {
   return async (text: string, from: DigestCommandContext): Promise<string | undefined> => {
     await within(up, waitMs, signal);
-    return scheduler()?.command(text, from) ?? SCHEDULER_STARTING;
+    const running = scheduler();
+    return running ? running.command(text, from) : SCHEDULER_STARTING;
   };
 }
 

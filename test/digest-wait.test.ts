@@ -40,6 +40,12 @@ describe('digestWhenUp', () => {
     expect(await answer).toBe(SCHEDULER_STARTING);
   });
 
+  it("passes on the scheduler's own answer, undefined for what is not a digest command", async () => {
+    const quiet = { command: async () => undefined } as unknown as Scheduler;
+    const command = digestWhenUp(Promise.resolve(), () => quiet, 60_000, new AbortController().signal);
+    expect(await command('/digest nonsense', from)).toBeUndefined();
+  });
+
   it('a scheduler that could not start (up, but unset) gets the same answer', async () => {
     const command = digestWhenUp(Promise.resolve(), () => undefined, 60_000, new AbortController().signal);
     expect(await command('/digest list', from)).toBe(SCHEDULER_STARTING);

@@ -58,8 +58,10 @@ function context(shell: ShellExecution = {}, signal = new AbortController().sign
 
 const jailed = (jail: 'bwrap' | 'unshare' | 'none' = 'bwrap', extra = {}) =>
   createShellTool({
-    bash,
-    jail: jail === 'bwrap' ? bwrap : jail === 'unshare' ? UNSHARE : { kind: 'none', reason: 'test' },
+    host: {
+      bash,
+      jail: jail === 'bwrap' ? bwrap : jail === 'unshare' ? UNSHARE : { kind: 'none', reason: 'test' },
+    },
     killGraceMs: 300,
     ...extra,
   });
@@ -307,7 +309,10 @@ describe('the dialect that runs is bash, as judged', () => {
 
 describe('required mode', () => {
   it('refuses to run unjailed, and nothing runs', async () => {
-    const tool = createShellTool({ bash, jail: { kind: 'none', reason: 'no bwrap' }, hostJail: 'required' });
+    const tool = createShellTool({
+      host: { bash, jail: { kind: 'none', reason: 'no bwrap' } },
+      hostJail: 'required',
+    });
     const outcome = await runTool(tool as never, { command: 'touch ran.txt' }, context());
     expect(outcome.ok).toBe(false);
     expect(outcome.content).toMatch(/^shell failed: refused, nothing ran: sandbox.host_jail is required/);

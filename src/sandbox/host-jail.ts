@@ -6,6 +6,7 @@
 // private /tmp, a minimal /dev, no capabilities, and nothing of steward's environment.
 import { execFile } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
+import { type BashStatus, resolveBash } from './shell-dialect.ts';
 
 export const HOST_JAIL_MODES = ['auto', 'required', 'off'] as const;
 /** `auto`: jail when one is available, else run unjailed and say so; `required`: refuse unjailed. */
@@ -190,7 +191,7 @@ export interface ProbeOptions {
 
 /**
  * Which jail works here, tried for real (a kernel or an AppArmor profile may forbid the namespaces
- * even where the program exists). Run once at startup; the result is passed to the shell tool.
+ * even where the program exists). Run through `findHostShell`.
  */
 export async function probeJail(options: ProbeOptions): Promise<JailStatus> {
   const workspace = options.workspace ?? '/tmp';
@@ -242,4 +243,15 @@ export function describeJail(status: JailStatus, mode: HostJailMode): string {
       ? `shell runs in a partial jail (${status.reason})`
       : `shell runs unjailed on the host: steward's own environment (its tokens and keys, via /proc) and files outside the workspace are readable by commands (${status.reason})`;
   return `${cost}; install bubblewrap (apt-get install bubblewrap)`;
+}
+
+/**
+ * bash and the host jail as they are on this machine: found once by the shell tool at its first
+ * host call (finding them spawns processes, which start-up need not wait for), and by doctor.
+ */
+export async function findHostShell(mode: HostJailMode): Promise<{ bash: BashStatus; jail: JailStatus }> {
+  const bash = await resolveBash();
+  if (mode === 'off') return { bash, jail: { kind: 'none', reason: 'sandbox.host_jail is off' } };
+  if (bash.kind !== 'ok') return { bash, jail: { kind: 'none', reason: 'bash is not usable' } };
+  return { bash, jail: await probeJail({ bash: bash.path }) };
 }

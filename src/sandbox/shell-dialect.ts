@@ -135,7 +135,7 @@ function run(file: string, args: string[]): Promise<string> {
   });
 }
 
-/** Finds bash at a fixed absolute path and checks its version; run once at startup. */
+/** Finds bash at a fixed absolute path and checks its version (through `findHostShell`). */
 export async function resolveBash(candidates: readonly string[] = BASH_CANDIDATES): Promise<BashStatus> {
   for (const path of candidates) {
     try {

@@ -6,12 +6,12 @@ import { shellSafetyEnv } from '../../permissions/home-config.ts';
 import type { SandboxClient } from '../../sandbox/client.ts';
 import {
   DEFAULT_HOST_JAIL_MODE,
+  findHostShell,
   type HostJailMode,
   type JailStatus,
-  probeJail,
 } from '../../sandbox/host-jail.ts';
 import { type SandboxConfig, shellRunsIn } from '../../sandbox/sandbox-config.ts';
-import { type BashStatus, dialectEnv, resolveBash } from '../../sandbox/shell-dialect.ts';
+import { type BashStatus, dialectEnv } from '../../sandbox/shell-dialect.ts';
 import { type Isolation, isolationNote, shellInvocation } from '../../sandbox/shell-invocation.ts';
 import type { Tool, ToolContext } from '../types.ts';
 import { ToolInputError } from '../types.ts';
@@ -33,10 +33,8 @@ export interface ShellToolOptions {
   baseEnv?: NodeJS.ProcessEnv;
   /** `sandbox.host_jail`. Default `auto`. */
   hostJail?: HostJailMode;
-  /** What `resolveBash()` found at startup. Absent: this tool resolves it once, on its first call. */
-  bash?: BashStatus;
-  /** What `probeJail()` found at startup. Absent: this tool probes once, on its first call. */
-  jail?: JailStatus;
+  /** bash and the jail, from a caller that knows them (tests). Absent: found at the first host call. */
+  host?: { bash: BashStatus; jail: JailStatus };
   /** Variables added to every command's environment (e.g. git safety); bash's own names are refused. */
   extraEnv?: Readonly<Record<string, string>>;
   /** Host paths bound read-only inside the jail besides the system folders, e.g. a toolchain in /opt. */
@@ -89,15 +87,10 @@ export function createShellTool(options: ShellToolOptions = {}): Tool<ShellArgs>
   const maxOutput = options.maxOutputBytes ?? SHELL_DEFAULT_MAX_OUTPUT_BYTES;
   const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const mode = options.hostJail ?? DEFAULT_HOST_JAIL_MODE;
-  // Resolved once per tool: given by the caller that probed at startup, else on the first call.
+  // Found once per tool, and shared by calls that come together.
   let host: Promise<{ bash: BashStatus; jail: JailStatus }> | undefined;
   const hostShell = () => {
-    host ??= (async () => {
-      const bash = options.bash ?? (await resolveBash());
-      if (options.jail) return { bash, jail: options.jail };
-      if (mode === 'off' || bash.kind !== 'ok') return { bash, jail: { kind: 'none', reason: 'not probed' } };
-      return { bash, jail: await probeJail({ bash: bash.path }) };
-    })();
+    host ??= options.host ? Promise.resolve(options.host) : findHostShell(mode);
     return host;
   };
 
