@@ -162,9 +162,12 @@ export const ATTACHMENT_LIMIT_KEYS = {
  * a server's (shared_buffers 128MB), and its shared memory is zeroed as it starts, by wasm code
  * that runs at about 300 MB/s: 4MB (512 pages; shared memory 8MB in all, from 24MB at 16MB) opens
  * about 70 ms sooner and holds 18 MiB less RSS. A page not in the pool is read from the file,
- * which the kernel has cached.
+ * which the kernel has cached. PGlite turns fsync off; a commit that must survive a power cut
+ * needs it on, through fsync() itself, as PGlite's fdatasync does nothing (src/store/pglite-fsync.ts).
  */
 export const EMBEDDED_DB_SETTINGS: Readonly<Record<string, string>> = {
   shared_buffers: '4MB',
   max_connections: '8',
+  fsync: 'on',
+  wal_sync_method: 'fsync',
 };

@@ -6,6 +6,7 @@ import { StoreError } from '../errors.ts';
 import { EMBEDDED_DB_SETTINGS } from '../limits.ts';
 import type { Db, Queryable } from './db.ts';
 import { wrapErrors } from './db-errors.ts';
+import { FsyncNodeFS } from './pglite-fsync.ts';
 import { copyTemplate, defaultTemplatePath } from './pglite-template.ts';
 import { storableParams } from './storable.ts';
 
@@ -30,7 +31,7 @@ function baselineWasmOnly(): void {
 /** PGlite on `dir` with steward's settings (it runs initdb when `dir` holds no database). */
 export function createPglite(dir: string): Promise<PGlite> {
   baselineWasmOnly();
-  return PGlite.create(dir, { startParams: startParams() });
+  return PGlite.create(dir, { fs: new FsyncNodeFS(dir), startParams: startParams() });
 }
 
 export interface PgliteOptions {

@@ -4,9 +4,12 @@
 // takes a fraction of a second and no memory; the first open is then like any later one.
 import {
   chmodSync,
+  closeSync,
   cpSync,
+  fsyncSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -56,7 +59,8 @@ function versionOf(template: string): string | undefined {
  * there is none (the install skipped its scripts), so the caller runs initdb as before. The copy
  * goes to a folder beside `dir` and is renamed into place, so a copy cut off leaves no half
  * database behind; one a killed process left is removed first (the caller holds the lock). The
- * copy is the owner's alone (folders 0700, files 0600), as PostgreSQL keeps its data folder.
+ * copy is on disk before it is renamed, so a power cut leaves it whole or absent too. It is the
+ * owner's alone (folders 0700, files 0600), as PostgreSQL keeps its data folder.
  */
 export function copyTemplate(template: string | undefined, dir: string): boolean {
   // A database already there (every open but the first) is answered before the template is read.
@@ -72,8 +76,11 @@ export function copyTemplate(template: string | undefined, dir: string): boolean
   try {
     cpSync(template, copying, { recursive: true, filter: (source) => basename(source) !== MARKER });
     setModes(copying, 0o700, 0o600);
+    // On disk before the rename: PostgreSQL flushes what it writes, never what it finds there.
+    flushTree(copying);
     if (existing) rmdirSync(dir);
     renameSync(copying, dir);
+    flush(parent);
   } finally {
     rmSync(copying, { recursive: true, force: true });
   }
@@ -95,6 +102,25 @@ function setModes(root: string, folders: number, files: number): void {
     const path = join(root, entry.name);
     if (entry.isDirectory()) setModes(path, folders, files);
     else if (entry.isFile()) chmodSync(path, files);
+  }
+}
+
+/** Each file, then each folder, of `root` on disk (a folder after what it holds). */
+function flushTree(root: string): void {
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    const path = join(root, entry.name);
+    if (entry.isDirectory()) flushTree(path);
+    else if (entry.isFile()) flush(path);
+  }
+  flush(root);
+}
+
+function flush(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
