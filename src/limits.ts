@@ -158,6 +158,12 @@ export const ATTACHMENT_LIMIT_KEYS = {
 } as const;
 
 /**
+ * How often the embedded database is checkpointed while something is written: PostgreSQL's own
+ * checkpoint_timeout, which PGlite's single-user mode never acts on (src/store/pglite-checkpoints.ts).
+ */
+export const EMBEDDED_DB_CHECKPOINT_MS = 5 * 60_000;
+
+/**
  * The embedded database's PostgreSQL settings, sized for one owner's bot. PGlite's defaults are
  * a server's (shared_buffers 128MB), and its shared memory is zeroed as it starts, by wasm code
  * that runs at about 300 MB/s: 4MB (512 pages; shared memory 8MB in all, from 24MB at 16MB) opens

@@ -1,8 +1,10 @@
 // The embedded database's commits reach the disk: PGlite's own defaults (fsync off, and a Node
-// file system with no fsync) leave them in the page cache, lost to a power cut. Each fsync is
+// file system with no fsync) leave them in the page cache, lost to a power cut; and it is
+// checkpointed, which single-user PostgreSQL never does until it closes. Each fsync is
 // seen where it is made (the `fs` module NODEFS and the template copy call) and named by the file
 // it flushes (/proc/self/fd), so a test passes only when the right files are flushed.
-import { readdirSync, readlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +16,7 @@ import { tempDir } from './support/services.ts';
 const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
 const realFsync = fs.fsyncSync;
 
-/** Every path fsynced from now until `stop`. */
+/** Every path fsynced from now on (until afterEach puts the real fsyncSync back). */
 function recordFsyncs() {
   const paths: string[] = [];
   fs.fsyncSync = (fd: number) => {
@@ -24,6 +26,14 @@ function recordFsyncs() {
   // The template copy imports fsyncSync as an ES module binding, which follows the CJS object.
   syncBuiltinESMExports();
   return paths;
+}
+
+async function waitUntil(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out waiting for a checkpoint');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 function allFiles(root: string): string[] {
@@ -38,6 +48,8 @@ describe.runIf(process.platform === 'linux')('the embedded database on disk', ()
 
   beforeAll(async () => {
     dir = tempDir('steward-fsync-');
+    // /proc/self/fd names real paths: a linked TMPDIR must not fail the comparisons.
+    dir.path = realpathSync(dir.path);
     template = defaultTemplatePath();
     if ((await makeTemplate(template, createPglite)) === 'made') console.log(`made ${template}`);
   }, 120_000);
@@ -47,19 +59,67 @@ describe.runIf(process.platform === 'linux')('the embedded database on disk', ()
   });
   afterAll(() => dir.remove());
 
-  it('flushes the WAL to disk at each commit, with fsync on', async () => {
+  it('flushes the WAL at each commit, and the data files at the checkpoint of its close', async () => {
     const pg = join(dir.path, 'commits', 'pg');
     const db = await openPglite(pg);
+    const flushed = recordFsyncs();
     try {
       expect((await db.query<{ fsync: string }>('show fsync')).rows[0]?.fsync).toBe('on');
       await db.exec('create table notes (body text)');
-      const flushed = recordFsyncs();
+      flushed.length = 0;
       for (let i = 0; i < 3; i++) await db.query('insert into notes values ($1)', [`note ${i}`]);
       const wal = flushed.filter((path) => relative(pg, path).startsWith('pg_wal/'));
       expect(wal.length).toBeGreaterThanOrEqual(3);
     } finally {
       await db.close();
     }
+    expect(flushed).toContain(join(pg, 'global', 'pg_control'));
+    expect(flushed.some((path) => relative(pg, path).startsWith('base/'))).toBe(true);
+  });
+
+  it('checkpoints while something is written, which single-user PostgreSQL never does by itself', async () => {
+    const db = await openPglite(join(dir.path, 'checkpoints', 'pg'), { checkpointEveryMs: 100 });
+    try {
+      const checkpointLsn = async () =>
+        (await db.query<{ lsn: string }>('select checkpoint_lsn::text as lsn from pg_control_checkpoint()'))
+          .rows[0]?.lsn;
+      await db.exec('create table notes (body text)');
+      const before = await checkpointLsn();
+      await db.query("insert into notes values ('written')");
+      await waitUntil(async () => (await checkpointLsn()) !== before);
+      // Nothing written since: the position stays where the last checkpoint left it.
+      const after = await checkpointLsn();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await checkpointLsn()).toBe(after);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('flushes what initdb made when there is no template to copy', async () => {
+    const pg = join(dir.path, 'initdb', 'pg');
+    const flushed = recordFsyncs();
+    const db = await openPglite(pg, { template: null });
+    await db.close();
+    for (const file of allFiles(pg)) expect(flushed).toContain(file);
+    expect(flushed).toContain(join(dir.path, 'initdb'));
+  }, 60_000);
+
+  it('ends the process with one line when a write cannot be flushed, before the commit returns', () => {
+    const pg = join(dir.path, 'failing', 'pg');
+    const child = spawnSync(
+      process.execPath,
+      [join(import.meta.dirname, 'support', 'fsync-failure-child.ts'), pg],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(child.status).toBe(1);
+    expect(child.stdout).not.toContain('the commit returned');
+    expect(child.stderr).toMatch(
+      /^steward: database: could not flush \S*pg_wal\/\S+ to disk \(EIO: i\/o error, fsync\); stopping/m,
+    );
   });
 
   it("puts a first open's copy of the template on disk before renaming it into place", () => {

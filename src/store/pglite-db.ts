@@ -1,12 +1,15 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { StoreError } from '../errors.ts';
-import { EMBEDDED_DB_SETTINGS } from '../limits.ts';
+import { EMBEDDED_DB_CHECKPOINT_MS, EMBEDDED_DB_SETTINGS } from '../limits.ts';
 import type { Db, Queryable } from './db.ts';
 import { wrapErrors } from './db-errors.ts';
-import { FsyncNodeFS } from './pglite-fsync.ts';
+import { flushPath, flushTree } from './flush.ts';
+import { periodicCheckpoints } from './pglite-checkpoints.ts';
+import { FsyncNodeFS, fsyncFailed } from './pglite-fsync.ts';
+import { takeLock } from './pglite-lock.ts';
 import { copyTemplate, defaultTemplatePath } from './pglite-template.ts';
 import { storableParams } from './storable.ts';
 
@@ -28,35 +31,48 @@ function baselineWasmOnly(): void {
   setFlagsFromString('--no-wasm-dynamic-tiering');
 }
 
-/** PGlite on `dir` with steward's settings (it runs initdb when `dir` holds no database). */
-export function createPglite(dir: string): Promise<PGlite> {
+/**
+ * PGlite on `dir` with steward's settings (it runs initdb when `dir` holds no database). A write
+ * that cannot be flushed to disk ends the process, as PostgreSQL's PANIC would (`fsyncFailed`).
+ */
+export function createPglite(dir: string, onFsyncFailure = fsyncFailed): Promise<PGlite> {
   baselineWasmOnly();
-  return PGlite.create(dir, { fs: new FsyncNodeFS(dir), startParams: startParams() });
+  return PGlite.create(dir, { fs: new FsyncNodeFS(dir, onFsyncFailure), startParams: startParams() });
 }
 
 export interface PgliteOptions {
   /** The empty database a first open copies (src/store/pglite-template.ts); null runs initdb. */
   template?: string | null;
-  /** Told why a template could not be copied (the open then runs initdb). */
+  /** Told why a template could not be copied (the open then runs initdb), or a checkpoint failed. */
   warn?: (line: string) => void;
+  /** How often a checkpoint is made while something is written. Default EMBEDDED_DB_CHECKPOINT_MS. */
+  checkpointEveryMs?: number;
 }
 
 export async function openPglite(dir: string, options: PgliteOptions = {}): Promise<Db> {
   mkdirSync(dirname(dir), { recursive: true });
   const release = takeLock(`${dir}.lock`, dir);
   const template = options.template === undefined ? defaultTemplatePath() : options.template;
+  let copied = false;
   try {
-    copyTemplate(template ?? undefined, dir);
+    copied = copyTemplate(template ?? undefined, dir);
   } catch (error) {
     // Only speed is lost: the copy never left anything in `dir`, and initdb makes the database.
     options.warn?.(
       `database: could not copy the empty database from ${template} (${(error as Error).message.replace(/\s+/g, ' ').trim()}); making it with initdb instead, which takes a few seconds`,
     );
   }
+  const initdb = !copied && !existsSync(join(dir, 'PG_VERSION'));
   mkdirSync(dir, { recursive: true });
   let pglite: PGlite;
   try {
     pglite = await createPglite(dir);
+    // initdb's files arrive by plain writes, and PostgreSQL, finding a cluster shut down cleanly,
+    // flushes only what it changes later: the rest is flushed here, as a template copy is.
+    if (initdb) {
+      flushTree(dir);
+      flushPath(dirname(dir));
+    }
   } catch (error) {
     release();
     throw new StoreError(
@@ -69,50 +85,20 @@ export async function openPglite(dir: string, options: PgliteOptions = {}): Prom
       await wrapErrors(() => client.exec(sql));
     },
   });
+  const checkpoints = periodicCheckpoints(
+    pglite,
+    options.checkpointEveryMs ?? EMBEDDED_DB_CHECKPOINT_MS,
+    options.warn,
+  );
   return {
     kind: 'pglite',
     location: dir,
     ...wrap(pglite),
     transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
     async close() {
+      await checkpoints.stop();
       await pglite.close();
       release();
     },
   };
-}
-
-/**
- * PGlite is one process's database: a second process opening the same folder would corrupt it.
- * A pid file makes the second one stop with a clear message instead.
- */
-function takeLock(lockPath: string, dir: string): () => void {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(lockPath, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(lockPath, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new StoreError(`database: cannot lock ${dir}: ${(error as Error).message}`);
-      }
-      const holder = Number(readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && processAlive(holder)) {
-        throw new StoreError(
-          `database: the embedded database at ${dir} is in use by process ${holder}; stop that steward first, or set STEWARD_DATABASE_URL to share one PostgreSQL`,
-        );
-      }
-      rmSync(lockPath, { force: true });
-    }
-  }
-  throw new StoreError(`database: cannot lock ${dir}; remove ${lockPath} if no steward is running`);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

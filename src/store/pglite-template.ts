@@ -4,12 +4,9 @@
 // takes a fraction of a second and no memory; the first open is then like any later one.
 import {
   chmodSync,
-  closeSync,
   cpSync,
-  fsyncSync,
   lstatSync,
   mkdirSync,
-  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -19,6 +16,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { flushPath, flushTree } from './flush.ts';
 
 /** Written last into a finished template, with the PGlite version that made it. */
 const MARKER = 'steward-template';
@@ -80,7 +78,7 @@ export function copyTemplate(template: string | undefined, dir: string): boolean
     flushTree(copying);
     if (existing) rmdirSync(dir);
     renameSync(copying, dir);
-    flush(parent);
+    flushPath(parent);
   } finally {
     rmSync(copying, { recursive: true, force: true });
   }
@@ -105,25 +103,6 @@ function setModes(root: string, folders: number, files: number): void {
   }
 }
 
-/** Each file, then each folder, of `root` on disk (a folder after what it holds). */
-function flushTree(root: string): void {
-  for (const entry of readdirSync(root, { withFileTypes: true })) {
-    const path = join(root, entry.name);
-    if (entry.isDirectory()) flushTree(path);
-    else if (entry.isFile()) flush(path);
-  }
-  flush(root);
-}
-
-function flush(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * Makes the template at `template` unless a finished one of this PGlite is there. It is built in a
  * folder beside it and renamed into place, so a template is either whole or absent. It is readable
@@ -141,8 +120,11 @@ export async function makeTemplate(
     await (await create(building)).close();
     writeFileSync(join(building, MARKER), `${markerText()}\n`);
     setModes(building, 0o755, 0o644);
+    // Every later first open copies it: on disk before it is renamed into place.
+    flushTree(building);
     rmSync(template, { recursive: true, force: true });
     renameSync(building, template);
+    flushPath(dirname(template));
     return 'made';
   } finally {
     rmSync(building, { recursive: true, force: true });

@@ -1,0 +1,36 @@
+import type { PGlite } from '@electric-sql/pglite';
+
+// PGlite runs PostgreSQL in single-user mode, which has no checkpointer: no checkpoint happens
+// between the open and the close, whatever max_wal_size says (60,000 commits of 2 KB grew pg_wal
+// to eight 16 MB segments with max_wal_size 32MB, the checkpoint still the open's). A steward that
+// runs for months would keep every byte it ever wrote in pg_wal, and a start after a crash would
+// replay all of it. Checkpoints are therefore asked for here, when something was written since the
+// last one; each flushes the data files (a few MB of buffers) and lets old WAL be recycled.
+
+/** Checkpoints `pglite` every `everyMs` while WAL advances; `stop` waits for one under way. */
+export function periodicCheckpoints(
+  pglite: Pick<PGlite, 'query'>,
+  everyMs: number,
+  warn: (line: string) => void = () => {},
+) {
+  let lastLsn: string | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const checkpoint = async () => {
+    const { rows } = await pglite.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+    const lsn = rows[0]?.lsn;
+    if (lsn === lastLsn) return;
+    await pglite.query('checkpoint');
+    // The checkpoint writes WAL of its own: the position after it is the one to compare with.
+    lastLsn = (await pglite.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]?.lsn;
+  };
+  const timer = setInterval(() => {
+    running = checkpoint().catch((error: Error) => warn(`database: a checkpoint failed: ${error.message}`));
+  }, everyMs);
+  timer.unref();
+  return {
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
