@@ -64,7 +64,7 @@ export async function openPglite(dir: string, options: PgliteOptions = {}): Prom
   }
   const initdb = !copied && !existsSync(join(dir, 'PG_VERSION'));
   mkdirSync(dir, { recursive: true });
-  let pglite: PGlite;
+  let pglite: PGlite | undefined;
   try {
     pglite = await createPglite(dir);
     // initdb's files arrive by plain writes, and PostgreSQL, finding a cluster shut down cleanly,
@@ -74,11 +74,13 @@ export async function openPglite(dir: string, options: PgliteOptions = {}): Prom
       flushPath(dirname(dir));
     }
   } catch (error) {
+    await pglite?.close().catch(() => {});
     release();
     throw new StoreError(
       `database: cannot open the embedded database at ${dir}: ${(error as Error).message}`,
     );
   }
+  const opened = pglite;
   const wrap = (client: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     query: async (sql, params) => wrapErrors(async () => client.query(sql, storableParams(params))),
     exec: async (sql) => {
@@ -86,18 +88,18 @@ export async function openPglite(dir: string, options: PgliteOptions = {}): Prom
     },
   });
   const checkpoints = periodicCheckpoints(
-    pglite,
+    opened,
     options.checkpointEveryMs ?? EMBEDDED_DB_CHECKPOINT_MS,
     options.warn,
   );
   return {
     kind: 'pglite',
     location: dir,
-    ...wrap(pglite),
-    transaction: (work) => pglite.transaction((tx) => work(wrap(tx))),
+    ...wrap(opened),
+    transaction: (work) => opened.transaction((tx) => work(wrap(tx))),
     async close() {
       await checkpoints.stop();
-      await pglite.close();
+      await opened.close();
       release();
     },
   };
