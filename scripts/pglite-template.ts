@@ -8,7 +8,12 @@ let template = 'node_modules/.cache/steward';
 try {
   template = defaultTemplatePath();
   const started = performance.now();
-  const outcome = await makeTemplate(template, createPglite);
+  // A write the disk cannot flush fails this template, not the install.
+  const outcome = await makeTemplate(template, (dir) =>
+    createPglite(dir, (error) => {
+      throw error;
+    }),
+  );
   if (outcome === 'made')
     process.stdout.write(
       `steward: made the empty database template in ${((performance.now() - started) / 1000).toFixed(1)} s (${template})\n`,

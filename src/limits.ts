@@ -158,6 +158,12 @@ export const ATTACHMENT_LIMIT_KEYS = {
 } as const;
 
 /**
+ * The embedded database's lock (src/store/pglite-lock.ts): touched by its holder every
+ * `heartbeatMs`; a lock from another PID namespace or boot untouched for `staleMs` is stale.
+ */
+export const EMBEDDED_DB_LOCK = { heartbeatMs: 5_000, staleMs: 20_000 } as const;
+
+/**
  * How often the embedded database is checkpointed while something is written: PostgreSQL's own
  * checkpoint_timeout, which PGlite's single-user mode never acts on (src/store/pglite-checkpoints.ts).
  */

@@ -2,12 +2,22 @@ import { closeSync, fsyncSync, openSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** `path` (a file or a folder) on disk, not only in the page cache. */
-export function flushPath(path: string): void {
+function flushPath(path: string): void {
   const fd = openSync(path, 'r');
   try {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** A folder on disk where the system can flush one (some cannot, as PostgreSQL allows). */
+export function flushFolder(path: string): void {
+  try {
+    flushPath(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EINVAL' && code !== 'EBADF' && code !== 'EISDIR' && code !== 'EACCES') throw error;
   }
 }
 
@@ -18,5 +28,5 @@ export function flushTree(root: string): void {
     if (entry.isDirectory()) flushTree(path);
     else if (entry.isFile()) flushPath(path);
   }
-  flushPath(root);
+  flushFolder(root);
 }

@@ -9,27 +9,38 @@ import type { PGlite } from '@electric-sql/pglite';
 
 /** Checkpoints `pglite` every `everyMs` while WAL advances; `stop` waits for one under way. */
 export function periodicCheckpoints(
-  pglite: Pick<PGlite, 'query'>,
+  pglite: Pick<PGlite, 'query' | 'exec'>,
   everyMs: number,
   warn: (line: string) => void = () => {},
 ) {
-  let lastLsn: string | undefined;
-  let running: Promise<void> = Promise.resolve();
+  const position = async () =>
+    (await pglite.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]?.lsn;
+  // What the open itself wrote needs no checkpoint of its own.
+  let last: Promise<string | undefined> = position();
+  let running: Promise<void> | undefined;
   const checkpoint = async () => {
-    const { rows } = await pglite.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
-    const lsn = rows[0]?.lsn;
-    if (lsn === lastLsn) return;
-    await pglite.query('checkpoint');
-    // The checkpoint writes WAL of its own: the position after it is the one to compare with.
-    lastLsn = (await pglite.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]?.lsn;
+    const before = await last;
+    if ((await position()) === before) return;
+    // One call, so no other caller's write lands between the checkpoint and the position read.
+    const [, after] = await pglite.exec('checkpoint; select pg_current_wal_lsn()::text as lsn');
+    last = Promise.resolve((after?.rows[0] as { lsn?: string } | undefined)?.lsn);
   };
   const timer = setInterval(() => {
-    running = checkpoint().catch((error: Error) => warn(`database: a checkpoint failed: ${error.message}`));
+    running ??= checkpoint()
+      .catch((error: Error) => {
+        try {
+          warn(`database: a checkpoint failed: ${error.message}`);
+        } catch {}
+      })
+      .finally(() => {
+        running = undefined;
+      });
   }, everyMs);
   timer.unref();
   return {
     async stop(): Promise<void> {
       clearInterval(timer);
+      await last.catch(() => {});
       await running;
     },
   };

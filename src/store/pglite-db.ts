@@ -6,7 +6,7 @@ import { StoreError } from '../errors.ts';
 import { EMBEDDED_DB_CHECKPOINT_MS, EMBEDDED_DB_SETTINGS } from '../limits.ts';
 import type { Db, Queryable } from './db.ts';
 import { wrapErrors } from './db-errors.ts';
-import { flushPath, flushTree } from './flush.ts';
+import { flushFolder, flushTree } from './flush.ts';
 import { periodicCheckpoints } from './pglite-checkpoints.ts';
 import { FsyncNodeFS, fsyncFailed } from './pglite-fsync.ts';
 import { takeLock } from './pglite-lock.ts';
@@ -51,7 +51,7 @@ export interface PgliteOptions {
 
 export async function openPglite(dir: string, options: PgliteOptions = {}): Promise<Db> {
   mkdirSync(dirname(dir), { recursive: true });
-  const release = takeLock(`${dir}.lock`, dir);
+  const release = await takeLock(`${dir}.lock`, dir);
   const template = options.template === undefined ? defaultTemplatePath() : options.template;
   let copied = false;
   try {
@@ -71,7 +71,7 @@ export async function openPglite(dir: string, options: PgliteOptions = {}): Prom
     // flushes only what it changes later: the rest is flushed here, as a template copy is.
     if (initdb) {
       flushTree(dir);
-      flushPath(dirname(dir));
+      flushFolder(dirname(dir));
     }
   } catch (error) {
     await pglite?.close().catch(() => {});
@@ -98,9 +98,12 @@ export async function openPglite(dir: string, options: PgliteOptions = {}): Prom
     ...wrap(opened),
     transaction: (work) => opened.transaction((tx) => work(wrap(tx))),
     async close() {
-      await checkpoints.stop();
-      await opened.close();
-      release();
+      try {
+        await checkpoints.stop();
+        await opened.close();
+      } finally {
+        release();
+      }
     },
   };
 }

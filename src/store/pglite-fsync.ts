@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 
@@ -13,8 +14,17 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
 const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
 
 interface NodefsModule {
-  NODEFS: { stream_ops: { fsync?: (stream: { nfd: number; path?: string }) => void } };
+  NODEFS: { stream_ops: { fsync?: (stream: NodefsStream) => void } };
 }
+interface NodefsStream {
+  nfd: number;
+  path?: string;
+  node?: { mode: number };
+}
+
+/** Where PGlite mounts the data folder inside its file system. */
+const PGDATA = '/pglite/data';
+const isFolder = (stream: NodefsStream) => ((stream.node?.mode ?? 0) & 0o170000) === 0o040000;
 
 /**
  * What a failed fsync does by default: says so in one line and ends the process. PostgreSQL
@@ -22,7 +32,9 @@ interface NodefsModule {
  * database runs on half-written, its locks still held. A restart recovers from the WAL.
  */
 export function fsyncFailed(error: Error, path: string): never {
-  process.stderr.write(
+  // Written at once: the process ends on the next line.
+  writeSync(
+    2,
     `steward: database: could not flush ${path} to disk (${error.message}); stopping so that nothing half-written is used. Start steward again once the disk is fixed: the database recovers what was committed.\n`,
   );
   process.exit(1);
@@ -31,9 +43,11 @@ export function fsyncFailed(error: Error, path: string): never {
 /** NODEFS on `dataDir`, with fsync that reaches the disk. */
 export class FsyncNodeFS extends NodeFS {
   readonly #onFailure: (error: Error, path: string) => never;
+  readonly #dataDir: string;
 
   constructor(dataDir: string, onFailure: (error: Error, path: string) => never) {
     super(dataDir);
+    this.#dataDir = dataDir;
     this.#onFailure = onFailure;
   }
 
@@ -44,7 +58,11 @@ export class FsyncNodeFS extends NodeFS {
         try {
           fs.fsyncSync(stream.nfd);
         } catch (error) {
-          this.#onFailure(error as Error, stream.path ?? 'a database file');
+          // As PostgreSQL does: a folder that cannot be flushed this way is no error.
+          const code = (error as NodeJS.ErrnoException).code;
+          if (isFolder(stream) && (code === 'EINVAL' || code === 'EBADF')) return;
+          const path = (stream.path ?? PGDATA).replace(PGDATA, this.#dataDir);
+          this.#onFailure(error as Error, path);
         }
       };
     };

@@ -1,23 +1,29 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { linkSync, readFileSync, readlinkSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { StoreError } from '../errors.ts';
+import { EMBEDDED_DB_LOCK } from '../limits.ts';
 
 // PGlite is one process's database: a second process opening the same folder would corrupt it.
-// A lock file makes the second one stop with a clear message instead. A pid alone is not enough
-// to name its holder: in a container steward is always process 1, so after a kill or a power cut
-// the lock names a live process (the new steward itself) and no start would get past it; after a
-// reboot any process may have the old pid. On Linux the lock also holds the holder's start time
-// and the boot it started in, and a lock whose pid now runs another process is stale.
+// A lock file makes the second one stop with a clear message instead. A pid alone does not name
+// its holder: in a container steward is always process 1, so after a kill the lock named a live
+// process (the new steward itself) and no start got past it, and a pid seen from another PID
+// namespace (`docker compose run steward doctor` beside the running one) or another boot is
+// someone else's. So the lock holds the holder's pid, start time, boot and PID namespace, and the
+// holder touches it every few seconds: where the holder's pid can be seen (same namespace and
+// boot) it is checked exactly; elsewhere a lock touched recently is held.
 
-/** Who holds (or would hold) the lock. `start` and `boot` are known on Linux only. */
+/** Who holds (or would hold) the lock. `start`, `boot` and `pidns` are known on Linux only. */
 export interface LockHolder {
   pid: number;
   /** The process's start time in clock ticks since boot (/proc/PID/stat, field 22). */
   start?: string;
   /** /proc/sys/kernel/random/boot_id. */
   boot?: string;
+  /** The PID namespace, as /proc/self/ns/pid names it. */
+  pidns?: string;
 }
 
-export type LockVerdict = 'held' | 'stale';
+/** `fresh`: held by a process this one cannot see, which touched the lock `ageMs` ago. */
+export type LockVerdict = 'held' | 'stale' | 'fresh';
 
 /** What the system says of a pid now: whether it runs, and when the process running it started. */
 export type ProcessProbe = (pid: number) => { alive: boolean; start?: string };
@@ -27,12 +33,16 @@ export function lockVerdict(
   holder: LockHolder | undefined,
   me: LockHolder,
   probe: ProcessProbe,
+  ageMs: number,
 ): LockVerdict {
   if (!holder) return 'stale';
-  if (holder.boot && me.boot && holder.boot !== me.boot) return 'stale';
-  // This process writes its start time where it can read it: a lock without one, naming this
-  // pid, was written by an earlier process that had it.
-  if (holder.pid === me.pid && me.start && !holder.start) return 'stale';
+  // An older steward wrote only its pid: this pid's, that was an earlier process (a container's 1).
+  if (!holder.pidns && me.pidns) {
+    if (holder.pid === me.pid) return 'stale';
+    return probe(holder.pid).alive ? 'held' : 'stale';
+  }
+  const visible = holder.pidns === me.pidns && holder.boot === me.boot;
+  if (!visible) return ageMs < EMBEDDED_DB_LOCK.staleMs ? 'fresh' : 'stale';
   const now = probe(holder.pid);
   if (!now.alive) return 'stale';
   if (holder.start && now.start && holder.start !== now.start) return 'stale';
@@ -40,30 +50,39 @@ export function lockVerdict(
 }
 
 export function parseLock(text: string): LockHolder | undefined {
-  const [pid, start, boot] = text.trim().split(/\s+/);
+  const [pid, start, boot, pidns] = text.trim().split(/\s+/);
   const n = Number(pid);
   if (!Number.isInteger(n) || n <= 0) return undefined;
-  return { pid: n, ...(start ? { start } : {}), ...(boot ? { boot } : {}) };
+  return { pid: n, ...(start ? { start } : {}), ...(boot ? { boot } : {}), ...(pidns ? { pidns } : {}) };
 }
 
-const formatLock = (h: LockHolder) => [h.pid, h.start, h.boot].filter((v) => v !== undefined).join(' ');
+/** Field 22 of /proc/PID/stat, and whether the process is a zombie (field 3). Pure. */
+export function parseStat(stat: string): { start?: string; zombie: boolean } {
+  // The command name may hold spaces and parentheses; the fields after the last ')' do not.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const start = fields[19];
+  return { zombie: fields[0] === 'Z', ...(start ? { start } : {}) };
+}
 
-function startTimeOf(pid: number): string | undefined {
+const readOr = (read: () => string): string | undefined => {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name may hold spaces and parentheses; the fields after the last ')' do not.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return read().trim() || undefined;
   } catch {
     return undefined;
   }
-}
+};
 
-function bootId(): string | undefined {
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
+function whoAmI(): LockHolder {
+  const start = readOr(() => readFileSync('/proc/self/stat', 'utf8'));
+  const boot = readOr(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8'));
+  const pidns = readOr(() => readlinkSync('/proc/self/ns/pid'));
+  const started = start ? parseStat(start).start : undefined;
+  return {
+    pid: process.pid,
+    ...(started ? { start: started } : {}),
+    ...(boot ? { boot } : {}),
+    ...(pidns ? { pidns } : {}),
+  };
 }
 
 const systemProbe: ProcessProbe = (pid) => {
@@ -72,33 +91,103 @@ const systemProbe: ProcessProbe = (pid) => {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return { alive: false };
   }
-  const start = startTimeOf(pid);
-  return { alive: true, ...(start ? { start } : {}) };
+  const stat = readOr(() => readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  if (!stat) return { alive: true };
+  const { start, zombie } = parseStat(stat);
+  return zombie ? { alive: false } : { alive: true, ...(start ? { start } : {}) };
 };
 
-/** Takes the lock at `lockPath` for the database at `dir`; returns its release. */
-export function takeLock(lockPath: string, dir: string, probe: ProcessProbe = systemProbe): () => void {
-  const start = startTimeOf(process.pid);
-  const boot = bootId();
-  const me: LockHolder = { pid: process.pid, ...(start ? { start } : {}), ...(boot ? { boot } : {}) };
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(lockPath, 'wx');
-      writeSync(fd, formatLock(me));
-      closeSync(fd);
-      return () => rmSync(lockPath, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new StoreError(`database: cannot lock ${dir}: ${(error as Error).message}`);
-      }
-      const holder = parseLock(readFileSync(lockPath, 'utf8'));
-      if (holder && lockVerdict(holder, me, probe) === 'held') {
-        throw new StoreError(
-          `database: the embedded database at ${dir} is in use by process ${holder.pid}; stop that steward first, or set STEWARD_DATABASE_URL to share one PostgreSQL`,
-        );
-      }
-      rmSync(lockPath, { force: true });
+const format = (h: LockHolder) => [h.pid, h.start, h.boot, h.pidns].filter((v) => v !== undefined).join(' ');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The lock's text and when it was last touched, or undefined when there is none. */
+function readLock(lockPath: string): { text: string; touchedMs: number } | undefined {
+  try {
+    return { text: readFileSync(lockPath, 'utf8'), touchedMs: statSync(lockPath).mtimeMs };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Creates the lock whole, or answers false when one is there (written elsewhere, then linked). */
+function publish(lockPath: string, text: string): boolean {
+  const temp = `${lockPath}.${process.pid}.new`;
+  writeFileSync(temp, text);
+  try {
+    linkSync(temp, lockPath);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+const inUse = (dir: string, lockPath: string, who: string) =>
+  new StoreError(
+    `database: the embedded database at ${dir} is in use by ${who}; stop that steward first, or set STEWARD_DATABASE_URL to share one PostgreSQL (its lock: ${lockPath})`,
+  );
+
+/**
+ * Takes the lock at `lockPath` for the database at `dir`; resolves to its release. A lock held
+ * by a process in another PID namespace or boot is waited for while it may still be touched: a
+ * container restarted after a kill starts once the old lock is stale; a live holder touches it,
+ * and this open is then refused.
+ */
+export async function takeLock(
+  lockPath: string,
+  dir: string,
+  probe: ProcessProbe = systemProbe,
+): Promise<() => void> {
+  try {
+    return await contend(lockPath, dir, probe);
+  } catch (error) {
+    if (error instanceof StoreError) throw error;
+    throw new StoreError(`database: cannot lock ${dir}: ${(error as Error).message}`);
+  }
+}
+
+async function contend(lockPath: string, dir: string, probe: ProcessProbe): Promise<() => void> {
+  const me = whoAmI();
+  const mine = format(me);
+  let first: { text: string; touchedMs: number } | undefined;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if (publish(lockPath, mine)) return holdLock(lockPath, mine);
+    const found = readLock(lockPath);
+    if (!found) continue;
+    const holder = parseLock(found.text);
+    const ageMs = Date.now() - found.touchedMs;
+    const verdict = lockVerdict(holder, me, probe, ageMs);
+    if (verdict === 'held') throw inUse(dir, lockPath, `process ${holder?.pid}`);
+    if (verdict === 'fresh') {
+      // Touched (or replaced) since the first look: its holder lives.
+      if (first && (first.text !== found.text || found.touchedMs > first.touchedMs))
+        throw inUse(dir, lockPath, 'a steward in another container or boot');
+      first ??= found;
+      await sleep(Math.min(EMBEDDED_DB_LOCK.heartbeatMs + 500, EMBEDDED_DB_LOCK.staleMs - ageMs + 50));
+      continue;
     }
+    // Stale: removed only if it is still the lock that was judged (another opener may have won).
+    if (readLock(lockPath)?.text === found.text) rmSync(lockPath, { force: true });
   }
   throw new StoreError(`database: cannot lock ${dir}; remove ${lockPath} if no steward is running`);
+}
+
+/** Touches the lock while it is held, so that who cannot see this process knows it lives. */
+function holdLock(lockPath: string, mine: string): () => void {
+  const touch = setInterval(() => {
+    try {
+      const now = new Date();
+      utimesSync(lockPath, now, now);
+    } catch {
+      // Gone or unwritable: the next opener judges it by what it finds.
+    }
+  }, EMBEDDED_DB_LOCK.heartbeatMs);
+  touch.unref();
+  return () => {
+    clearInterval(touch);
+    if (readLock(lockPath)?.text === mine) rmSync(lockPath, { force: true });
+  };
 }

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flushPath, flushTree } from './flush.ts';
+import { flushFolder, flushTree } from './flush.ts';
 
 /** Written last into a finished template, with the PGlite version that made it. */
 const MARKER = 'steward-template';
@@ -78,7 +78,7 @@ export function copyTemplate(template: string | undefined, dir: string): boolean
     flushTree(copying);
     if (existing) rmdirSync(dir);
     renameSync(copying, dir);
-    flushPath(parent);
+    flushFolder(parent);
   } finally {
     rmSync(copying, { recursive: true, force: true });
   }
@@ -124,7 +124,7 @@ export async function makeTemplate(
     flushTree(building);
     rmSync(template, { recursive: true, force: true });
     renameSync(building, template);
-    flushPath(dirname(template));
+    flushFolder(dirname(template));
     return 'made';
   } finally {
     rmSync(building, { recursive: true, force: true });
