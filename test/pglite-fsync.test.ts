@@ -108,22 +108,30 @@ describe.runIf(process.platform === 'linux')('the embedded database on disk', ()
     expect(flushed).toContain(join(dir.path, 'initdb'));
   }, 60_000);
 
+  const failing = (what: 'fsync' | 'wal-write', pg: string) =>
+    spawnSync(process.execPath, [join(import.meta.dirname, 'support', 'fsync-failure-child.ts'), pg, what], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+
   it('ends the process with one line when a write cannot be flushed, before the commit returns', () => {
     const pg = join(dir.path, 'failing', 'pg');
-    const child = spawnSync(
-      process.execPath,
-      [join(import.meta.dirname, 'support', 'fsync-failure-child.ts'), pg],
-      {
-        encoding: 'utf8',
-        timeout: 60_000,
-      },
-    );
+    const child = failing('fsync', pg);
     expect(child.status).toBe(1);
     expect(child.stdout).not.toContain('the commit returned');
     expect(child.stderr).toContain(`steward: database: could not flush ${pg}/pg_wal/`);
     expect(child.stderr).toMatch(
       / to disk \(EIO: i\/o error, fsync\); stopping so that nothing half-written/,
     );
+  });
+
+  it('ends it the same way when the WAL cannot be written (a full disk)', () => {
+    const pg = join(dir.path, 'full', 'pg');
+    const child = failing('wal-write', pg);
+    expect(child.status).toBe(1);
+    expect(child.stdout).not.toContain('the commit returned');
+    expect(child.stderr).toContain(`steward: database: could not write ${pg}/pg_wal/`);
+    expect(child.stderr).toContain('(ENOSPC: no space left on device, write); stopping');
   });
 
   it("puts a first open's copy of the template on disk before renaming it into place", () => {

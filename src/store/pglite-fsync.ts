@@ -13,8 +13,15 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
 /** The `fs` module NODEFS calls: `require`'s, so a test can count what reaches the disk. */
 const fs = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
 
+type Write = (
+  stream: NodefsStream,
+  buffer: Uint8Array,
+  offset: number,
+  length: number,
+  position?: number,
+) => number;
 interface NodefsModule {
-  NODEFS: { stream_ops: { fsync?: (stream: NodefsStream) => void } };
+  NODEFS: { stream_ops: { fsync?: (stream: NodefsStream) => void; write: Write } };
 }
 interface NodefsStream {
   nfd: number;
@@ -26,26 +33,31 @@ interface NodefsStream {
 const PGDATA = '/pglite/data';
 const isFolder = (stream: NodefsStream) => ((stream.node?.mode ?? 0) & 0o170000) === 0o040000;
 
+/** What could not be done to a database file: flushing it, or writing the WAL. */
+export type DiskFailure = 'flush' | 'write';
+
 /**
- * What a failed fsync does by default: says so in one line and ends the process. PostgreSQL
- * itself would PANIC and restart from its WAL; inside PGlite a PANIC is swallowed and the
- * database runs on half-written, its locks still held. A restart recovers from the WAL.
+ * What a failed fsync, or a failed WAL write (a full disk), does by default: says so in one line
+ * and ends the process. PostgreSQL itself would PANIC and restart from its WAL; inside PGlite a
+ * PANIC is swallowed and the database runs on half-written, its locks still held. A restart
+ * recovers from the WAL.
  */
-export function fsyncFailed(error: Error, path: string): never {
+export function fsyncFailed(error: Error, path: string, what: DiskFailure = 'flush'): never {
+  const verb = what === 'flush' ? `flush ${path} to disk` : `write ${path}`;
   // Written at once: the process ends on the next line.
   writeSync(
     2,
-    `steward: database: could not flush ${path} to disk (${error.message}); stopping so that nothing half-written is used. Start steward again once the disk is fixed: the database recovers what was committed.\n`,
+    `steward: database: could not ${verb} (${error.message}); stopping so that nothing half-written is used. Start steward again once the disk is fixed: the database recovers what was committed.\n`,
   );
   process.exit(1);
 }
 
 /** NODEFS on `dataDir`, with fsync that reaches the disk. */
 export class FsyncNodeFS extends NodeFS {
-  readonly #onFailure: (error: Error, path: string) => never;
+  readonly #onFailure: (error: Error, path: string, what: DiskFailure) => never;
   readonly #dataDir: string;
 
-  constructor(dataDir: string, onFailure: (error: Error, path: string) => never) {
+  constructor(dataDir: string, onFailure: (error: Error, path: string, what: DiskFailure) => never) {
     super(dataDir);
     this.#dataDir = dataDir;
     this.#onFailure = onFailure;
@@ -53,16 +65,29 @@ export class FsyncNodeFS extends NodeFS {
 
   override async init(...args: Parameters<NodeFS['init']>): ReturnType<NodeFS['init']> {
     const { emscriptenOpts } = await super.init(...args);
+    const hostPath = (stream: NodefsStream) => (stream.path ?? PGDATA).replace(PGDATA, this.#dataDir);
     const giveFsync = (mod: NodefsModule) => {
-      mod.NODEFS.stream_ops.fsync = (stream) => {
+      const ops = mod.NODEFS.stream_ops;
+      ops.fsync = (stream) => {
         try {
           fs.fsyncSync(stream.nfd);
         } catch (error) {
           // As PostgreSQL does: a folder that cannot be flushed this way is no error.
           const code = (error as NodeJS.ErrnoException).code;
           if (isFolder(stream) && (code === 'EINVAL' || code === 'EBADF')) return;
-          const path = (stream.path ?? PGDATA).replace(PGDATA, this.#dataDir);
-          this.#onFailure(error as Error, path);
+          this.#onFailure(error as Error, hostPath(stream), 'flush');
+        }
+      };
+      // A WAL write that fails is a PANIC too (a data file's is an ordinary error). NODEFS's own
+      // write is this call, with the Node error turned into an errno.
+      const write = ops.write;
+      ops.write = (stream, buffer, offset, length, position) => {
+        if (!stream.path?.startsWith(`${PGDATA}/pg_wal/`))
+          return write(stream, buffer, offset, length, position);
+        try {
+          return fs.writeSync(stream.nfd, buffer, offset, length, position);
+        } catch (error) {
+          this.#onFailure(error as Error, hostPath(stream), 'write');
         }
       };
     };
