@@ -159,9 +159,11 @@ export const ATTACHMENT_LIMIT_KEYS = {
 
 /**
  * The embedded database's lock (src/store/pglite-lock.ts): touched by its holder every
- * `heartbeatMs`; a lock from another PID namespace or boot untouched for `staleMs` is stale.
+ * `heartbeatMs`; a lock from another PID namespace or boot untouched for `staleMs` is stale. A
+ * minute, because the touch runs on the main thread, which a first open's flush of a thousand
+ * files on an SD card can hold for tens of seconds; a container restarted after a kill waits so long.
  */
-export const EMBEDDED_DB_LOCK = { heartbeatMs: 5_000, staleMs: 20_000 } as const;
+export const EMBEDDED_DB_LOCK = { heartbeatMs: 5_000, staleMs: 60_000 } as const;
 
 /**
  * How often the embedded database is checkpointed while something is written: PostgreSQL's own

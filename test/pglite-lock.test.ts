@@ -3,7 +3,7 @@
 // the same pid (a container's process 1), and a live holder always does, even one in another
 // container whose pid means nothing here.
 import { spawn } from 'node:child_process';
-import { readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync, readlinkSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EMBEDDED_DB_LOCK } from '../src/limits.ts';
@@ -160,6 +160,8 @@ describe.runIf(process.platform === 'linux')('takeLock', () => {
     }
   });
 
+  const quick = { heartbeatMs: 50, staleMs: 400 };
+
   it('waits out a lock from another namespace that is no longer touched, and refuses one that is', async () => {
     const dir = tempDir('steward-lock-');
     try {
@@ -167,16 +169,16 @@ describe.runIf(process.platform === 'linux')('takeLock', () => {
       const other = `1 7 ${boot()} pid:[999]`;
       // Last touched just under the stale age ago: the open waits a moment, then takes it.
       writeFileSync(lock, other);
-      const almost = new Date(Date.now() - EMBEDDED_DB_LOCK.staleMs + 300);
+      const almost = new Date(Date.now() - quick.staleMs + 200);
       utimesSync(lock, almost, almost);
       const started = Date.now();
-      (await takeLock(lock, dir.path))();
-      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      (await takeLock(lock, dir.path, { timing: quick }))();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150);
       // Touched while this open waits: a live holder in another container.
       writeFileSync(lock, other);
-      const toucher = setInterval(() => utimesSync(lock, new Date(), new Date()), 200);
+      const toucher = setInterval(() => utimesSync(lock, new Date(), new Date()), 20);
       try {
-        await expect(takeLock(lock, dir.path)).rejects.toThrow(
+        await expect(takeLock(lock, dir.path, { timing: quick })).rejects.toThrow(
           'in use by a steward in another container or boot',
         );
       } finally {
@@ -185,5 +187,46 @@ describe.runIf(process.platform === 'linux')('takeLock', () => {
     } finally {
       dir.remove();
     }
-  }, 30_000);
+  });
+
+  it("a dead holder's lock touched in the future (a clock set back) is waited out by this process's clock", async () => {
+    const dir = tempDir('steward-lock-');
+    try {
+      const lock = join(dir.path, 'pg.lock');
+      writeFileSync(lock, `1 7 ${boot()} pid:[999]`);
+      const inAnHour = new Date(Date.now() + 3_600_000);
+      utimesSync(lock, inAnHour, inAnHour);
+      const started = performance.now();
+      (await takeLock(lock, dir.path, { timing: quick }))();
+      expect(performance.now() - started).toBeGreaterThanOrEqual(quick.staleMs - 50);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('the holder touches its lock, puts it back if deleted, and stops when another takes it', async () => {
+    const dir = tempDir('steward-lock-');
+    try {
+      const lock = join(dir.path, 'pg.lock');
+      const lost: string[] = [];
+      const release = await takeLock(lock, dir.path, { timing: quick, lost: (path) => lost.push(path) });
+      const mine = readFileSync(lock, 'utf8');
+      const past = new Date(Date.now() - 10_000);
+      utimesSync(lock, past, past);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(Date.now() - statSync(lock).mtimeMs).toBeLessThan(5_000);
+      rmSync(lock);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(readFileSync(lock, 'utf8')).toBe(mine);
+      expect(lost).toEqual([]);
+      writeFileSync(lock, `1 7 ${boot()} pid:[999]`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(lost).toEqual([lock]);
+      // Its release leaves the other's lock alone.
+      release();
+      expect(readFileSync(lock, 'utf8')).toBe(`1 7 ${boot()} pid:[999]`);
+    } finally {
+      dir.remove();
+    }
+  });
 });

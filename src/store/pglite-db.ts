@@ -52,35 +52,15 @@ export interface PgliteOptions {
 export async function openPglite(dir: string, options: PgliteOptions = {}): Promise<Db> {
   mkdirSync(dirname(dir), { recursive: true });
   const release = await takeLock(`${dir}.lock`, dir);
-  const template = options.template === undefined ? defaultTemplatePath() : options.template;
-  let copied = false;
+  let opened: PGlite;
   try {
-    copied = copyTemplate(template ?? undefined, dir);
+    opened = await createInPlace(dir, options);
   } catch (error) {
-    // Only speed is lost: the copy never left anything in `dir`, and initdb makes the database.
-    options.warn?.(
-      `database: could not copy the empty database from ${template} (${(error as Error).message.replace(/\s+/g, ' ').trim()}); making it with initdb instead, which takes a few seconds`,
-    );
-  }
-  const initdb = !copied && !existsSync(join(dir, 'PG_VERSION'));
-  mkdirSync(dir, { recursive: true });
-  let pglite: PGlite | undefined;
-  try {
-    pglite = await createPglite(dir);
-    // initdb's files arrive by plain writes, and PostgreSQL, finding a cluster shut down cleanly,
-    // flushes only what it changes later: the rest is flushed here, as a template copy is.
-    if (initdb) {
-      flushTree(dir);
-      flushFolder(dirname(dir));
-    }
-  } catch (error) {
-    await pglite?.close().catch(() => {});
     release();
     throw new StoreError(
       `database: cannot open the embedded database at ${dir}: ${(error as Error).message}`,
     );
   }
-  const opened = pglite;
   const wrap = (client: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     query: async (sql, params) => wrapErrors(async () => client.query(sql, storableParams(params))),
     exec: async (sql) => {
@@ -106,4 +86,33 @@ export async function openPglite(dir: string, options: PgliteOptions = {}): Prom
       }
     },
   };
+}
+
+/** The database at `dir`, copied from the template or made by initdb when there is none yet. */
+async function createInPlace(dir: string, options: PgliteOptions): Promise<PGlite> {
+  const template = options.template === undefined ? defaultTemplatePath() : options.template;
+  let copied = false;
+  try {
+    copied = copyTemplate(template ?? undefined, dir);
+  } catch (error) {
+    // Only speed is lost: the copy never left anything in `dir`, and initdb makes the database.
+    options.warn?.(
+      `database: could not copy the empty database from ${template} (${(error as Error).message.replace(/\s+/g, ' ').trim()}); making it with initdb instead, which takes a few seconds`,
+    );
+  }
+  const initdb = !copied && !existsSync(join(dir, 'PG_VERSION'));
+  mkdirSync(dir, { recursive: true });
+  const pglite = await createPglite(dir);
+  try {
+    // initdb's files arrive by plain writes, and PostgreSQL, finding a cluster shut down cleanly,
+    // flushes only what it changes later: the rest is flushed here, as a template copy is.
+    if (initdb) {
+      flushTree(dir);
+      flushFolder(dirname(dir));
+    }
+  } catch (error) {
+    await pglite.close().catch(() => {});
+    throw error;
+  }
+  return pglite;
 }

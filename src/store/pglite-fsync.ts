@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 
 // PGlite runs PostgreSQL with fsync off, and its Node file system (Emscripten's NODEFS) has no
@@ -32,6 +33,10 @@ interface NodefsStream {
 /** Where PGlite mounts the data folder inside its file system. */
 const PGDATA = '/pglite/data';
 const isFolder = (stream: NodefsStream) => ((stream.node?.mode ?? 0) & 0o170000) === 0o040000;
+/** Files whose failed write PostgreSQL answers with PANIC: the WAL, pg_control, pg_logical's. */
+const PANIC_ON_WRITE = [`${PGDATA}/pg_wal/`, `${PGDATA}/global/pg_control`, `${PGDATA}/pg_logical/`];
+const panicsOnWrite = (path: string | undefined) =>
+  path !== undefined && PANIC_ON_WRITE.some((prefix) => path.startsWith(prefix));
 
 /** What could not be done to a database file: flushing it, or writing the WAL. */
 export type DiskFailure = 'flush' | 'write';
@@ -65,7 +70,10 @@ export class FsyncNodeFS extends NodeFS {
 
   override async init(...args: Parameters<NodeFS['init']>): ReturnType<NodeFS['init']> {
     const { emscriptenOpts } = await super.init(...args);
-    const hostPath = (stream: NodefsStream) => (stream.path ?? PGDATA).replace(PGDATA, this.#dataDir);
+    const hostPath = (stream: NodefsStream) => {
+      const path = stream.path ?? PGDATA;
+      return path.startsWith(PGDATA) ? resolve(this.#dataDir) + path.slice(PGDATA.length) : path;
+    };
     const giveFsync = (mod: NodefsModule) => {
       const ops = mod.NODEFS.stream_ops;
       ops.fsync = (stream) => {
@@ -76,18 +84,19 @@ export class FsyncNodeFS extends NodeFS {
           const code = (error as NodeJS.ErrnoException).code;
           if (isFolder(stream) && (code === 'EINVAL' || code === 'EBADF')) return;
           this.#onFailure(error as Error, hostPath(stream), 'flush');
+          throw error;
         }
       };
-      // A WAL write that fails is a PANIC too (a data file's is an ordinary error). NODEFS's own
-      // write is this call, with the Node error turned into an errno.
+      // A failed write of these is a PANIC too (a data file's is an ordinary error). NODEFS's
+      // own write is this call, with the Node error turned into an errno.
       const write = ops.write;
       ops.write = (stream, buffer, offset, length, position) => {
-        if (!stream.path?.startsWith(`${PGDATA}/pg_wal/`))
-          return write(stream, buffer, offset, length, position);
+        if (!panicsOnWrite(stream.path)) return write(stream, buffer, offset, length, position);
         try {
           return fs.writeSync(stream.nfd, buffer, offset, length, position);
         } catch (error) {
           this.#onFailure(error as Error, hostPath(stream), 'write');
+          throw error;
         }
       };
     };

@@ -1,4 +1,14 @@
-import { linkSync, readFileSync, readlinkSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import {
+  linkSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { StoreError } from '../errors.ts';
 import { EMBEDDED_DB_LOCK } from '../limits.ts';
 
@@ -34,6 +44,7 @@ export function lockVerdict(
   me: LockHolder,
   probe: ProcessProbe,
   ageMs: number,
+  staleMs: number = EMBEDDED_DB_LOCK.staleMs,
 ): LockVerdict {
   if (!holder) return 'stale';
   // An older steward wrote only its pid: this pid's, that was an earlier process (a container's 1).
@@ -42,7 +53,7 @@ export function lockVerdict(
     return probe(holder.pid).alive ? 'held' : 'stale';
   }
   const visible = holder.pidns === me.pidns && holder.boot === me.boot;
-  if (!visible) return ageMs < EMBEDDED_DB_LOCK.staleMs ? 'fresh' : 'stale';
+  if (!visible) return ageMs < staleMs ? 'fresh' : 'stale';
   const now = probe(holder.pid);
   if (!now.alive) return 'stale';
   if (holder.start && now.start && holder.start !== now.start) return 'stale';
@@ -112,8 +123,9 @@ function readLock(lockPath: string): { text: string; touchedMs: number } | undef
 
 /** Creates the lock whole, or answers false when one is there (written elsewhere, then linked). */
 function publish(lockPath: string, text: string): boolean {
-  const temp = `${lockPath}.${process.pid}.new`;
-  writeFileSync(temp, text);
+  // Unique: in every container steward is process 1.
+  const temp = `${lockPath}.${randomUUID()}.new`;
+  writeFileSync(temp, text, { flag: 'wx' });
   try {
     linkSync(temp, lockPath);
     return true;
@@ -130,6 +142,15 @@ const inUse = (dir: string, lockPath: string, who: string) =>
     `database: the embedded database at ${dir} is in use by ${who}; stop that steward first, or set STEWARD_DATABASE_URL to share one PostgreSQL (its lock: ${lockPath})`,
   );
 
+/** How the lock is kept: the holder's touch, and how long an untouched foreign lock lives. */
+export interface LockTiming {
+  heartbeatMs: number;
+  staleMs: number;
+}
+
+/** Told that the lock was taken from this process (then it must stop writing at once). */
+export type LockLost = (lockPath: string) => void;
+
 /**
  * Takes the lock at `lockPath` for the database at `dir`; resolves to its release. A lock held
  * by a process in another PID namespace or boot is waited for while it may still be touched: a
@@ -139,52 +160,82 @@ const inUse = (dir: string, lockPath: string, who: string) =>
 export async function takeLock(
   lockPath: string,
   dir: string,
-  probe: ProcessProbe = systemProbe,
+  options: { probe?: ProcessProbe; timing?: LockTiming; lost?: LockLost } = {},
 ): Promise<() => void> {
+  const timing = options.timing ?? EMBEDDED_DB_LOCK;
   try {
-    return await contend(lockPath, dir, probe);
+    const mine = await contend(lockPath, dir, options.probe ?? systemProbe, timing);
+    return holdLock(lockPath, mine, timing.heartbeatMs, options.lost ?? lockLost);
   } catch (error) {
     if (error instanceof StoreError) throw error;
     throw new StoreError(`database: cannot lock ${dir}: ${(error as Error).message}`);
   }
 }
 
-async function contend(lockPath: string, dir: string, probe: ProcessProbe): Promise<() => void> {
+async function contend(lockPath: string, dir: string, probe: ProcessProbe, timing: LockTiming) {
   const me = whoAmI();
   const mine = format(me);
-  let first: { text: string; touchedMs: number } | undefined;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    if (publish(lockPath, mine)) return holdLock(lockPath, mine);
+  // A foreign lock is judged by its age, and by how long it stays untouched under this process's
+  // own clock: a wall clock set back (a Raspberry Pi after a power cut) cannot keep it fresh.
+  let first: { text: string; touchedMs: number; seenAt: number } | undefined;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (publish(lockPath, mine)) return mine;
     const found = readLock(lockPath);
     if (!found) continue;
     const holder = parseLock(found.text);
     const ageMs = Date.now() - found.touchedMs;
-    const verdict = lockVerdict(holder, me, probe, ageMs);
+    let verdict = lockVerdict(holder, me, probe, ageMs, timing.staleMs);
     if (verdict === 'held') throw inUse(dir, lockPath, `process ${holder?.pid}`);
-    if (verdict === 'fresh') {
+    if (verdict === 'fresh' && first) {
       // Touched (or replaced) since the first look: its holder lives.
-      if (first && (first.text !== found.text || found.touchedMs > first.touchedMs))
+      if (first.text !== found.text || found.touchedMs !== first.touchedMs)
         throw inUse(dir, lockPath, 'a steward in another container or boot');
-      first ??= found;
-      await sleep(Math.min(EMBEDDED_DB_LOCK.heartbeatMs + 500, EMBEDDED_DB_LOCK.staleMs - ageMs + 50));
+      if (performance.now() - first.seenAt >= timing.staleMs) verdict = 'stale';
+    }
+    if (verdict === 'fresh') {
+      first ??= { ...found, seenAt: performance.now() };
+      const untouched = Math.max(ageMs, performance.now() - first.seenAt);
+      await sleep(Math.max(50, Math.min(timing.heartbeatMs + 500, timing.staleMs - untouched + 50)));
       continue;
     }
-    // Stale: removed only if it is still the lock that was judged (another opener may have won).
+    // Stale: removed only if it is still the lock that was judged (another opener may have won;
+    // the moment between the two is closed by the holder checking its lock at each touch).
     if (readLock(lockPath)?.text === found.text) rmSync(lockPath, { force: true });
   }
   throw new StoreError(`database: cannot lock ${dir}; remove ${lockPath} if no steward is running`);
 }
 
-/** Touches the lock while it is held, so that who cannot see this process knows it lives. */
-function holdLock(lockPath: string, mine: string): () => void {
+/** What losing the lock does by default: one line, and the process ends before it writes more. */
+function lockLost(lockPath: string): never {
+  writeSync(
+    2,
+    `steward: database: another process took the embedded database's lock (${lockPath}); stopping so that two never write it. Stop the other one, then start steward again.\n`,
+  );
+  process.exit(1);
+}
+
+/**
+ * Touches the lock while it is held, so that who cannot see this process knows it lives, and
+ * checks it is still this process's: one that lost it stops.
+ */
+function holdLock(lockPath: string, mine: string, heartbeatMs: number, lost: LockLost): () => void {
   const touch = setInterval(() => {
     try {
-      const now = new Date();
-      utimesSync(lockPath, now, now);
+      const found = readLock(lockPath);
+      if (found?.text === mine) {
+        const now = new Date();
+        utimesSync(lockPath, now, now);
+        return;
+      }
+      // Deleted under this process: put back, unless another has published its own meanwhile.
+      if (!found && publish(lockPath, mine)) return;
     } catch {
-      // Gone or unwritable: the next opener judges it by what it finds.
+      // The folder unreadable or gone for now: judged again at the next touch.
+      return;
     }
-  }, EMBEDDED_DB_LOCK.heartbeatMs);
+    clearInterval(touch);
+    lost(lockPath);
+  }, heartbeatMs);
   touch.unref();
   return () => {
     clearInterval(touch);
