@@ -114,24 +114,26 @@ describe.runIf(process.platform === 'linux')('the embedded database on disk', ()
       timeout: 60_000,
     });
 
-  it('ends the process with one line when a write cannot be flushed, before the commit returns', () => {
-    const pg = join(dir.path, 'failing', 'pg');
-    const child = failing('fsync', pg);
+  it.each([
+    {
+      name: 'a write cannot be flushed',
+      what: 'fsync' as const,
+      said: (pg: string) => `steward: database: could not flush ${pg}/pg_wal/`,
+      why: ' to disk (EIO: i/o error, fsync); stopping so that nothing half-written',
+    },
+    {
+      name: 'the WAL cannot be written (a full disk)',
+      what: 'wal-write' as const,
+      said: (pg: string) => `steward: database: could not write ${pg}/pg_wal/`,
+      why: '(ENOSPC: no space left on device, write); stopping',
+    },
+  ])('ends the process with one line when $name, before the commit returns', ({ what, said, why }) => {
+    const pg = join(dir.path, what, 'pg');
+    const child = failing(what, pg);
     expect(child.status).toBe(1);
     expect(child.stdout).not.toContain('the commit returned');
-    expect(child.stderr).toContain(`steward: database: could not flush ${pg}/pg_wal/`);
-    expect(child.stderr).toMatch(
-      / to disk \(EIO: i\/o error, fsync\); stopping so that nothing half-written/,
-    );
-  });
-
-  it('ends it the same way when the WAL cannot be written (a full disk)', () => {
-    const pg = join(dir.path, 'full', 'pg');
-    const child = failing('wal-write', pg);
-    expect(child.status).toBe(1);
-    expect(child.stdout).not.toContain('the commit returned');
-    expect(child.stderr).toContain(`steward: database: could not write ${pg}/pg_wal/`);
-    expect(child.stderr).toContain('(ENOSPC: no space left on device, write); stopping');
+    expect(child.stderr).toContain(said(pg));
+    expect(child.stderr).toContain(why);
   });
 
   it("puts a first open's copy of the template on disk before renaming it into place", () => {

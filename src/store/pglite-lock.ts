@@ -160,11 +160,11 @@ export type LockLost = (lockPath: string) => void;
 export async function takeLock(
   lockPath: string,
   dir: string,
-  options: { probe?: ProcessProbe; timing?: LockTiming; lost?: LockLost } = {},
+  options: { timing?: LockTiming; lost?: LockLost } = {},
 ): Promise<() => void> {
   const timing = options.timing ?? EMBEDDED_DB_LOCK;
   try {
-    const mine = await contend(lockPath, dir, options.probe ?? systemProbe, timing);
+    const mine = await contend(lockPath, dir, timing);
     return holdLock(lockPath, mine, timing.heartbeatMs, options.lost ?? lockLost);
   } catch (error) {
     if (error instanceof StoreError) throw error;
@@ -172,7 +172,7 @@ export async function takeLock(
   }
 }
 
-async function contend(lockPath: string, dir: string, probe: ProcessProbe, timing: LockTiming) {
+async function contend(lockPath: string, dir: string, timing: LockTiming) {
   const me = whoAmI();
   const mine = format(me);
   // A foreign lock is judged by its age, and by how long it stays untouched under this process's
@@ -184,7 +184,7 @@ async function contend(lockPath: string, dir: string, probe: ProcessProbe, timin
     if (!found) continue;
     const holder = parseLock(found.text);
     const ageMs = Date.now() - found.touchedMs;
-    let verdict = lockVerdict(holder, me, probe, ageMs, timing.staleMs);
+    let verdict = lockVerdict(holder, me, systemProbe, ageMs, timing.staleMs);
     if (verdict === 'held') throw inUse(dir, lockPath, `process ${holder?.pid}`);
     if (verdict === 'fresh' && first) {
       // Touched (or replaced) since the first look: its holder lives.
