@@ -124,35 +124,32 @@ describe.skipIf(!env)('Matrix channel against Synapse', () => {
           ),
           `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
         ],
-        // Slow enough that typing lasts a few seconds: the owner's probe is a whole /sync, which
-        // a loaded Synapse can take over a second to answer.
+        // Slow enough that the pacer edits the message before the turn ends.
         pauseMs: 700,
       },
     ]);
-    await owner.say(directRoom, 'tell me slowly');
     const botId = steward?.botId ?? '';
-    // Typing starts once the bot has synced the message, which a loaded machine can delay by
-    // seconds; it lasts while the turn streams (five pieces, 700 ms apart).
-    let typing = false;
-    for (const deadline = Date.now() + 15_000; !typing && Date.now() < deadline; ) {
-      typing = (await owner.typing(directRoom)).includes(botId);
-      if (!typing) await sleep(50);
+    const typing = await owner.watchTyping(directRoom);
+    try {
+      await owner.say(directRoom, 'tell me slowly');
+      // Typing starts once the bot has synced the message, which a loaded machine can delay by
+      // seconds; it lasts while the turn streams (five pieces, 700 ms apart).
+      await typing.startsTyping(botId);
+      const answer = await waitForBot(directRoom, 'the streamed reply', (ms) =>
+        ms.find((m) => m.body === 'The answer comes in pieces.'),
+      );
+      const events = await owner.events(directRoom, since);
+      const edits = events.filter(
+        (e) => (e.content['m.relates_to'] as { event_id?: string } | undefined)?.event_id === answer.eventId,
+      );
+      expect(edits.length).toBeGreaterThan(0);
+      expect(messagesFrom(events, steward?.botId ?? '').filter((m) => m.msgtype === 'm.text')).toHaveLength(
+        1,
+      );
+      await typing.stopsTyping(botId);
+    } finally {
+      await typing.stop();
     }
-    expect(typing).toBe(true);
-    const answer = await waitForBot(directRoom, 'the streamed reply', (ms) =>
-      ms.find((m) => m.body === 'The answer comes in pieces.'),
-    );
-    const events = await owner.events(directRoom, since);
-    const edits = events.filter(
-      (e) => (e.content['m.relates_to'] as { event_id?: string } | undefined)?.event_id === answer.eventId,
-    );
-    expect(edits.length).toBeGreaterThan(0);
-    expect(messagesFrom(events, steward?.botId ?? '').filter((m) => m.msgtype === 'm.text')).toHaveLength(1);
-    for (let i = 0; i < 40 && typing; i++) {
-      typing = (await owner.typing(directRoom)).includes(botId);
-      if (typing) await sleep(50);
-    }
-    expect(typing).toBe(false);
   });
 
   it('shows the first words of a streamed reply at once; later edits wait for the pacer', async () => {

@@ -6,6 +6,7 @@ import type { Logger } from '../../src/log.ts';
 import type { Member } from './direct-room.ts';
 import { withRateLimit } from './rate-limit.ts';
 import { editContent, type MessageContent, type TextContent } from './render.ts';
+import { orderedNotices } from './typing-notices.ts';
 
 export interface MatrixOps {
   /**
@@ -125,11 +126,12 @@ export function matrixOps(
       sendEvent('react', room, 'm.reaction', {
         'm.relates_to': { rel_type: 'm.annotation', event_id: eventId, key },
       }),
-    typing: (room, on) =>
+    typing: orderedNotices((room, on) =>
       call('typing', () => client.setTyping(room, on, TYPING_TIMEOUT_MS)).then(
         () => {},
         (error: Error) => log.debug({ room }, `matrix: typing notice failed: ${error.message}`),
       ),
+    ),
     async sendFile(room, file) {
       const mimetype = file.mimetype ?? 'text/plain';
       const info = { mimetype, size: file.data.length };

@@ -104,22 +104,61 @@ export function matrixHuman(homeserver: string, token: string) {
         `timed out waiting for ${what}; saw:\n${last.map((e) => `${e.sender} ${e.type} ${JSON.stringify(e.content).slice(0, 200)}`).join('\n')}`,
       );
     },
-    /** Who is typing in a room now (a one-room sync; the nonce keeps Synapse's sync cache out). */
-    async typing(roomId: string): Promise<string[]> {
-      const filter = JSON.stringify({
-        presence: { types: [] },
-        account_data: { types: [] },
-        room: {
-          rooms: [roomId],
-          timeline: { limit: 0, not_types: [`test.nonce.${randomUUID()}`] },
-          state: { types: [] },
-        },
-      });
-      const sync = await api<{
+    /**
+     * Watches who types in a room from now on, through incremental syncs. A snapshot (a sync with
+     * no token) would miss a short notice: on a loaded Synapse one takes seconds, as long as a turn.
+     * An incremental sync brings every change of the typing set since its token instead.
+     */
+    async watchTyping(roomId: string) {
+      const filter = encodeURIComponent(
+        JSON.stringify({
+          presence: { types: [] },
+          account_data: { types: [] },
+          room: { rooms: [roomId], timeline: { limit: 0 }, state: { types: [] } },
+        }),
+      );
+      type Sync = {
+        next_batch: string;
         rooms?: { join?: Record<string, { ephemeral?: { events?: RoomEvent[] } }> };
-      }>('GET', `/_matrix/client/v3/sync?timeout=0&filter=${encodeURIComponent(filter)}`);
-      const typing = sync.rooms?.join?.[roomId]?.ephemeral?.events?.find((e) => e.type === 'm.typing');
-      return (typing?.content.user_ids as string[] | undefined) ?? [];
+      };
+      const sync = (since?: string, timeout = 0) =>
+        api<Sync>(
+          'GET',
+          `/_matrix/client/v3/sync?timeout=${timeout}&filter=${filter}${since ? `&since=${since}` : ''}`,
+        );
+      const seen: string[][] = [];
+      let since = (await sync()).next_batch;
+      let stopped = false;
+      let failed: Error | undefined;
+      const loop = (async () => {
+        while (!stopped) {
+          const next = await sync(since, 500);
+          since = next.next_batch;
+          const typing = next.rooms?.join?.[roomId]?.ephemeral?.events?.find((e) => e.type === 'm.typing');
+          if (typing) seen.push((typing.content.user_ids as string[] | undefined) ?? []);
+        }
+      })().catch((error: Error) => {
+        failed = error;
+      });
+      const until = async (what: string, done: (now: string[] | undefined) => boolean, timeoutMs: number) => {
+        for (const deadline = Date.now() + timeoutMs; !done(seen.at(-1)); await sleep(50)) {
+          if (failed) throw failed;
+          if (Date.now() > deadline)
+            throw new Error(`timed out waiting for ${what}; typing sets seen: ${JSON.stringify(seen)}`);
+        }
+      };
+      return {
+        /** Every typing set the room had since the watch began, oldest first. */
+        seen,
+        startsTyping: (userId: string, timeoutMs = 15_000) =>
+          until(`${userId} to type`, (now) => now?.includes(userId) === true, timeoutMs),
+        stopsTyping: (userId: string, timeoutMs = 5_000) =>
+          until(`${userId} to stop typing`, (now) => now !== undefined && !now.includes(userId), timeoutMs),
+        async stop() {
+          stopped = true;
+          await loop;
+        },
+      };
     },
     async download(mxc: string): Promise<string> {
       const [server, id] = mxc.replace('mxc://', '').split('/');
