@@ -130,6 +130,17 @@ describe('the empty database template', () => {
     await db.close();
   }, 120_000);
 
+  it('refuses a folder that holds files but no database, and leaves them as they are', async () => {
+    const target = join(dir.path, 'somebody', 'pg');
+    mkdirSync(target, { recursive: true });
+    writeFileSync(join(target, 'notes.txt'), 'mine');
+    await expect(openPglite(target, { template: null })).rejects.toThrow(
+      /^database: cannot open the embedded database at .*pg: it holds files but no database \(no PG_VERSION\); move them away/,
+    );
+    expect(readFileSync(join(target, 'notes.txt'), 'utf8')).toBe('mine');
+    expect(existsSync(join(target, 'PG_VERSION'))).toBe(false);
+  });
+
   it('without one, the first open runs initdb', async () => {
     const db = await openPglite(join(dir.path, 'initdb', 'pg'), { template: null });
     await migrate(db);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
@@ -91,6 +91,15 @@ export async function openPglite(dir: string, options: PgliteOptions = {}): Prom
 /** The database at `dir`, copied from the template or made by initdb when there is none yet. */
 async function createInPlace(dir: string, options: PgliteOptions): Promise<PGlite> {
   const template = options.template === undefined ? defaultTemplatePath() : options.template;
+  // initdb writes PG_VERSION a moment before it ends, so a kill or a power cut before then left
+  // a folder the next open took for a whole database. It runs in place (`dir` may be a mount or
+  // a link), with a mark beside it that stays until its files are on disk: a folder found with
+  // the mark is a cut-off initdb's, emptied and made again.
+  const pending = `${dir}.initdb`;
+  if (existsSync(pending)) {
+    emptyFolder(dir);
+    rmSync(pending);
+  }
   let copied = false;
   try {
     copied = copyTemplate(template ?? undefined, dir);
@@ -101,13 +110,22 @@ async function createInPlace(dir: string, options: PgliteOptions): Promise<PGlit
     );
   }
   const initdb = !copied && !existsSync(join(dir, 'PG_VERSION'));
+  if (initdb && existsSync(dir) && readdirSync(dir).length > 0)
+    throw new Error(
+      'it holds files but no database (no PG_VERSION); move them away, or point STEWARD_DATA_DIR at another folder',
+    );
   mkdirSync(dir, { recursive: true });
+  if (initdb) {
+    writeFileSync(pending, '');
+    flushFolder(dirname(dir));
+  }
   const pglite = await createPglite(dir);
   try {
-    // initdb's files arrive by plain writes, and PostgreSQL, finding a cluster shut down cleanly,
-    // flushes only what it changes later: the rest is flushed here, as a template copy is.
     if (initdb) {
+      // initdb's files arrive by plain writes, and PostgreSQL, finding a cluster shut down
+      // cleanly, flushes only what it changes later: the rest is flushed here, as a copy is.
       flushTree(dir);
+      rmSync(pending);
       flushFolder(dirname(dir));
     }
   } catch (error) {
@@ -115,4 +133,10 @@ async function createInPlace(dir: string, options: PgliteOptions): Promise<PGlit
     throw error;
   }
   return pglite;
+}
+
+/** Removes what a folder holds, keeping the folder (it may be a mount point or a link's target). */
+function emptyFolder(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true });
 }
