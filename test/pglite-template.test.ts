@@ -130,16 +130,22 @@ describe('the empty database template', () => {
     await db.close();
   }, 120_000);
 
-  it('refuses a folder that holds files but no database, and leaves them as they are', async () => {
-    const target = join(dir.path, 'somebody', 'pg');
-    mkdirSync(target, { recursive: true });
-    writeFileSync(join(target, 'notes.txt'), 'mine');
-    await expect(openPglite(target, { template: null })).rejects.toThrow(
-      /^database: cannot open the embedded database at .*pg: it holds files but no database \(no PG_VERSION\); move them away/,
-    );
-    expect(readFileSync(join(target, 'notes.txt'), 'utf8')).toBe('mine');
-    expect(existsSync(join(target, 'PG_VERSION'))).toBe(false);
-  });
+  it('runs initdb in a folder that exists, through a link too, keeping what it holds', async () => {
+    const mount = join(dir.path, 'disk');
+    mkdirSync(join(mount, 'lost+found'), { recursive: true });
+    mkdirSync(join(dir.path, 'mounted'));
+    const target = join(dir.path, 'mounted', 'pg');
+    symlinkSync(mount, target);
+    const db = await openPglite(target, { template: null });
+    try {
+      expect((await db.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+    expect(existsSync(join(mount, 'PG_VERSION'))).toBe(true);
+    expect(statSync(join(mount, 'lost+found')).isDirectory()).toBe(true);
+    expect(lstatSync(target).isSymbolicLink()).toBe(true);
+  }, 120_000);
 
   it('without one, the first open runs initdb', async () => {
     const db = await openPglite(join(dir.path, 'initdb', 'pg'), { template: null });

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { StoreError } from '../errors.ts';
@@ -57,9 +57,7 @@ export async function openPglite(dir: string, options: PgliteOptions = {}): Prom
     opened = await createInPlace(dir, options);
   } catch (error) {
     release();
-    throw new StoreError(
-      `database: cannot open the embedded database at ${dir}: ${(error as Error).message}`,
-    );
+    throw new StoreError(`database: cannot open the embedded database at ${dir}: ${reason(error)}`);
   }
   const wrap = (client: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     query: async (sql, params) => wrapErrors(async () => client.query(sql, storableParams(params))),
@@ -88,18 +86,16 @@ export async function openPglite(dir: string, options: PgliteOptions = {}): Prom
   };
 }
 
+/** Why the open failed. PGlite's file system errors carry an Emscripten errno and no message. */
+function reason(error: unknown): string {
+  if (error instanceof Error && error.message) return error.message;
+  const errno = (error as { errno?: unknown } | null)?.errno;
+  return typeof errno === 'number' ? `a file system call failed (Emscripten errno ${errno})` : String(error);
+}
+
 /** The database at `dir`, copied from the template or made by initdb when there is none yet. */
 async function createInPlace(dir: string, options: PgliteOptions): Promise<PGlite> {
   const template = options.template === undefined ? defaultTemplatePath() : options.template;
-  // initdb writes PG_VERSION a moment before it ends, so a kill or a power cut before then left
-  // a folder the next open took for a whole database. It runs in place (`dir` may be a mount or
-  // a link), with a mark beside it that stays until its files are on disk: a folder found with
-  // the mark is a cut-off initdb's, emptied and made again.
-  const pending = `${dir}.initdb`;
-  if (existsSync(pending)) {
-    emptyFolder(dir);
-    rmSync(pending);
-  }
   let copied = false;
   try {
     copied = copyTemplate(template ?? undefined, dir);
@@ -109,34 +105,47 @@ async function createInPlace(dir: string, options: PgliteOptions): Promise<PGlit
       `database: could not copy the empty database from ${template} (${(error as Error).message.replace(/\s+/g, ' ').trim()}); making it with initdb instead, which takes a few seconds`,
     );
   }
-  const initdb = !copied && !existsSync(join(dir, 'PG_VERSION'));
-  if (initdb && existsSync(dir) && readdirSync(dir).length > 0)
-    throw new Error(
-      'it holds files but no database (no PG_VERSION); move them away, or point STEWARD_DATA_DIR at another folder',
-    );
-  mkdirSync(dir, { recursive: true });
-  if (initdb) {
-    writeFileSync(pending, '');
-    flushFolder(dirname(dir));
-  }
-  const pglite = await createPglite(dir);
-  try {
-    if (initdb) {
-      // initdb's files arrive by plain writes, and PostgreSQL, finding a cluster shut down
-      // cleanly, flushes only what it changes later: the rest is flushed here, as a copy is.
-      flushTree(dir);
-      rmSync(pending);
-      flushFolder(dirname(dir));
-    }
-  } catch (error) {
-    await pglite.close().catch(() => {});
-    throw error;
-  }
-  return pglite;
+  if (copied || existsSync(join(dir, 'PG_VERSION'))) return createPglite(realpathSync(dir));
+  if (!existsSync(dir)) await initdbBeside(dir);
+  else await initdbInPlace(realpathSync(dir));
+  return createPglite(realpathSync(dir));
 }
 
-/** Removes what a folder holds, keeping the folder (it may be a mount point or a link's target). */
-function emptyFolder(dir: string): void {
-  if (!existsSync(dir)) return;
-  for (const name of readdirSync(dir)) rmSync(join(dir, name), { recursive: true, force: true });
+/**
+ * initdb writes PG_VERSION a moment before it ends, so one cut off in place by a kill or a power
+ * cut leaves a folder the next open takes for a whole database. When `dir` does not exist yet (the
+ * folder steward makes itself) initdb runs in one beside it, renamed into place once its files are
+ * on disk, as a template copy is; one a killed process left there is removed first (the caller
+ * holds the lock). Nothing is ever removed from `dir` itself.
+ */
+async function initdbBeside(dir: string): Promise<void> {
+  const parent = dirname(dir);
+  for (const name of readdirSync(parent))
+    if (name.startsWith(`${basename(dir)}.initdb-`))
+      rmSync(join(parent, name), { recursive: true, force: true });
+  const building = `${dir}.initdb-${process.pid}`;
+  mkdirSync(building, { mode: 0o700 });
+  try {
+    await initdbInPlace(building);
+    renameSync(building, dir);
+    flushFolder(parent);
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+}
+
+/**
+ * initdb in a folder that exists (a mount point, a link's target, a folder the owner made): it
+ * cannot be renamed into place, so a cut-off initdb there is not covered.
+ */
+async function initdbInPlace(dir: string): Promise<void> {
+  const pglite = await createPglite(dir);
+  try {
+    // initdb's files arrive by plain writes, and PostgreSQL, finding a cluster shut down cleanly,
+    // flushes only what it changes later: they are flushed here, as a template copy is.
+    flushTree(dir);
+    flushFolder(dirname(dir));
+  } finally {
+    await pglite.close();
+  }
 }
