@@ -119,14 +119,11 @@ describe.skipIf(!env)('Matrix: the owner’s direct chat is the private room', (
       (events) => events.some((e) => e.sender === botId) || undefined,
       'the bot joining',
     );
-    const deadline = Date.now() + 10_000;
-    while (
-      (await bot.accountData('m.direct'))?.[base.owner]?.toString() !== [dm, first.directRoom].toString()
-    ) {
-      if (Date.now() > deadline) throw new Error('the DM was not recorded in m.direct');
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    expect(first.channel.ownerRoom?.()).toBe(dm);
+    await expect
+      .poll(async () => (await bot.accountData('m.direct'))?.[base.owner], { timeout: 30_000, interval: 150 })
+      .toEqual([dm, first.directRoom]);
+    // m.direct is written first, then the database, then the channel switches.
+    await expect.poll(() => first.channel.ownerRoom?.(), { timeout: 10_000 }).toBe(dm);
 
     // A DM that is not direct-only (a stranger is invited too) is not adopted.
     const shared = await owner.createRoom({ invite: [botId, await stranger.userId()], direct: true });

@@ -115,6 +115,7 @@ describe.skipIf(!env)('Matrix channel against Synapse', () => {
 
   it('streams a slow reply by editing one message, typing while the turn runs', async () => {
     const chunks = ['The ', 'answer ', 'comes ', 'in ', 'pieces.'];
+    const seenTyping = Promise.withResolvers<void>();
     const { directRoom } = await start([
       {
         raw: [
@@ -126,15 +127,16 @@ describe.skipIf(!env)('Matrix channel against Synapse', () => {
         ],
         // Slow enough that the pacer edits the message before the turn ends.
         pauseMs: 700,
+        // The rest waits until the owner has seen the bot typing, however slow the homeserver.
+        gate: { before: 2, open: seenTyping.promise },
       },
     ]);
     const botId = steward?.botId ?? '';
     const typing = await owner.watchTyping(directRoom);
     try {
       await owner.say(directRoom, 'tell me slowly');
-      // Typing starts once the bot has synced the message, which a loaded machine can delay by
-      // seconds; it lasts while the turn streams (five pieces, 700 ms apart).
       await typing.startsTyping(botId);
+      seenTyping.resolve();
       const answer = await waitForBot(directRoom, 'the streamed reply', (ms) =>
         ms.find((m) => m.body === 'The answer comes in pieces.'),
       );
@@ -148,6 +150,7 @@ describe.skipIf(!env)('Matrix channel against Synapse', () => {
       );
       await typing.stopsTyping(botId);
     } finally {
+      seenTyping.resolve();
       await typing.stop();
     }
   });
@@ -227,10 +230,9 @@ describe.skipIf(!env)('Matrix channel against Synapse', () => {
     expect((await botMessages(room)).filter((m) => m.msgtype === 'm.text')).toHaveLength(1);
 
     const strangers = await stranger.createRoom({ invite: [botId] });
-    const deadline = Date.now() + 10_000;
-    while ((await stranger.membership(strangers, botId)) === 'invite' && Date.now() < deadline)
-      await sleep(200);
-    expect(await stranger.membership(strangers, botId)).toBe('leave');
+    await expect
+      .poll(() => stranger.membership(strangers, botId), { timeout: 30_000, interval: 200 })
+      .toBe('leave');
   });
 
   it('prompts with seeded reactions; a stranger’s reaction does nothing; the owner’s ✅ runs it once', async () => {

@@ -105,9 +105,10 @@ export function matrixHuman(homeserver: string, token: string) {
       );
     },
     /**
-     * Watches who types in a room from now on, through incremental syncs. A snapshot (a sync with
-     * no token) would miss a short notice: on a loaded Synapse one takes seconds, as long as a turn.
-     * An incremental sync brings every change of the typing set since its token instead.
+     * Watches who types in a room from now on, through incremental syncs: each brings the room's
+     * typing set when it changed since the sync before. A snapshot (a sync with no token) takes
+     * seconds on a loaded Synapse and costs more; a state shorter than a sync can still be missed,
+     * so a test keeps it up until it has been seen.
      */
     async watchTyping(roomId: string) {
       const filter = encodeURIComponent(
@@ -152,7 +153,7 @@ export function matrixHuman(homeserver: string, token: string) {
         seen,
         startsTyping: (userId: string, timeoutMs = 15_000) =>
           until(`${userId} to type`, (now) => now?.includes(userId) === true, timeoutMs),
-        stopsTyping: (userId: string, timeoutMs = 5_000) =>
+        stopsTyping: (userId: string, timeoutMs = 20_000) =>
           until(`${userId} to stop typing`, (now) => now !== undefined && !now.includes(userId), timeoutMs),
         async stop() {
           stopped = true;

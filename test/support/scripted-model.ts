@@ -35,6 +35,8 @@ export type ScriptStep =
       /** After the pieces, destroy the socket instead of ending the response cleanly. */
       destroy?: boolean;
       headerDelayMs?: number;
+      /** Wait for `open` before writing piece `before`: the turn lasts until the test has seen it. */
+      gate?: { before: number; open: Promise<unknown> };
     };
 
 export interface ScriptedModel {
@@ -103,6 +105,7 @@ export async function startScriptedModel(
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     if ('raw' in step) {
       for (const [i, piece] of step.raw.entries()) {
+        if (step.gate?.before === i) await step.gate.open;
         if (res.destroyed) return;
         res.write(piece);
         if (step.pauseMs && i < step.raw.length - 1) await sleep(step.pauseMs);
