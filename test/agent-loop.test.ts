@@ -26,6 +26,7 @@ const object = { type: 'object', additionalProperties: false } as const;
 /** Test tools: `echo` is not exempt (so it asks); the others are exempt and misbehave on purpose. */
 function testTools(log: string[]) {
   let running = 0;
+  let overlapped = false;
   const tools: Tool[] = [
     {
       name: 'echo',
@@ -45,7 +46,14 @@ function testTools(log: string[]) {
       async execute(args) {
         running++;
         log.push(`start:${args.n}:${running}`);
-        await new Promise((r) => setTimeout(r, 40));
+        // Each call first writes its log row, so the starts are spread out: hold the first calls
+        // until four run at once, then a little longer, so that a fifth would show up if the limit
+        // let one through. The safety timeout keeps a broken limit from hanging the test.
+        if (!overlapped) {
+          await until(() => running >= 4, 5000);
+          overlapped = true;
+          await until(() => running > 4, 250);
+        }
         running--;
         return `slow ${args.n}`;
       },
@@ -73,6 +81,11 @@ function testTools(log: string[]) {
     },
   ];
   return tools;
+}
+
+async function until(done: () => boolean, ms: number) {
+  const end = Date.now() + ms;
+  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
 }
 
 const call = (name: string, args: unknown, id?: string) => ({

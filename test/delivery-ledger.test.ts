@@ -140,10 +140,35 @@ describe('the delivery ledger', () => {
     };
     await a.start({ outbox: () => failing });
     await a.handle({ channel: 'test', room: 'r', senderId: 'owner', text: 'hi' }, failing);
+    const nudge = () =>
+      a.handle({ channel: 'test', room: 'r', senderId: 'owner', text: '/help' }, async () => {});
+    const attempts = async () =>
+      (
+        await db.query<{ report_attempts: number; reported_at: Date | null }>(
+          `select report_attempts, reported_at from deliveries where kind = 'reply'`,
+        )
+      ).rows[0];
+    // Coming online starts the first late round, and each nudge may start the next. A nudge during
+    // a round is dropped (the sweeper would cover it), so nudge until five late tries are counted.
     await a.online('test');
-    for (let round = 0; round < 8; round++) {
-      await a.handle({ channel: 'test', room: 'r', senderId: 'owner', text: '/help' }, async () => {});
-      await new Promise((r) => setTimeout(r, 50));
+    const deadline = Date.now() + 20_000;
+    let nudged = Date.now();
+    for (;;) {
+      const row = await attempts();
+      if (Number(row?.report_attempts) >= 5 && row?.reported_at === null) break;
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for five late tries (${tries - 1} so far)`);
+      if (Date.now() - nudged > 200) {
+        await nudge();
+        nudged = Date.now();
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(tries).toBe(6);
+    // More nudges, each given time for a round: nothing is tried again.
+    for (let round = 0; round < 3; round++) {
+      await nudge();
+      await new Promise((r) => setTimeout(r, 200));
       await a.idle();
     }
     // The turn's own try plus five late ones (Limits.lateReplyTries), then only the log.

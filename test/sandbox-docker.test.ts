@@ -153,15 +153,22 @@ describe.skipIf(!docker)('sandboxd on a real Docker engine', () => {
   }, 60_000);
 
   it('bounds a fork bomb by the pids limit, and steward stays up', async () => {
-    const started = Date.now();
-    let ticks = 0;
-    const timer = setInterval(() => ticks++, 100);
+    // The longest this process went without running its own timer while the bomb went off.
+    let last = Date.now();
+    let longestGap = 0;
+    const tick = () => {
+      const now = Date.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    };
+    const timer = setInterval(tick, 100);
     const r = await run(client, req(':(){ :|:& };:; sleep 1; echo done', 4_000));
     clearInterval(timer);
+    tick();
     expect(r.outcome).toMatchObject({ kind: 'ran' });
     expect(r.stderr).toMatch(/fork|Resource temporarily unavailable|retry/i);
     // This process kept running its own work while the bomb went off.
-    expect(ticks).toBeGreaterThan(((Date.now() - started) / 100) * 0.5);
+    expect(longestGap).toBeLessThan(2_000);
     const host = await new Promise<string>((d) => execFile('echo', ['alive'], (_e, out) => d(out)));
     expect(host).toBe('alive\n');
     expect(labelled(`${OWNER_LABEL}=${config.socket}`)).toEqual([]);
@@ -281,16 +288,19 @@ describe.skipIf(!docker)('sandboxd on a real Docker engine', () => {
       });
       return { child, log: () => log };
     };
+    /** Polls until `done` or 60 s have passed (docker ps alone can take seconds on a loaded machine). */
+    const until = async (done: () => boolean) => {
+      const deadline = Date.now() + 60_000;
+      while (!done() && Date.now() < deadline) await new Promise((d) => setTimeout(d, 100));
+    };
     const listening = async (p: { log(): string }) => {
-      for (let i = 0; i < 100 && !p.log().includes('sandboxd listening'); i++)
-        await new Promise((d) => setTimeout(d, 100));
+      await until(() => p.log().includes('sandboxd listening'));
       expect(p.log()).toContain('sandboxd listening');
     };
     const first = start();
     await listening(first);
     const pending = run(sandboxClient(socket), { ...req('sleep 60', 90_000) });
-    for (let i = 0; i < 100 && labelled(`${OWNER_LABEL}=${socket}`).length === 0; i++)
-      await new Promise((d) => setTimeout(d, 100));
+    await until(() => labelled(`${OWNER_LABEL}=${socket}`).length > 0);
     expect(labelled(`${OWNER_LABEL}=${socket}`)).toHaveLength(1);
     first.child.kill('SIGKILL');
     const lost = await pending;
@@ -303,7 +313,7 @@ describe.skipIf(!docker)('sandboxd on a real Docker engine', () => {
     second.child.kill('SIGTERM');
     await new Promise((d) => second.child.once('close', d));
     expect(existsSync(socket)).toBe(false);
-  }, 90_000);
+  }, 240_000);
 
   it('writes a file the host can read and change (group-writable, setgid folders)', async () => {
     writeFileSync(join(ws, 'host.txt'), 'from host\n');

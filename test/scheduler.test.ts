@@ -260,13 +260,14 @@ describe.each(schedulerBackends().map((b) => [`${b.name} (${b.engine})`, b] as c
       );
       const stopping = Date.now();
       await stop(fifth);
-      expect(Date.now() - stopping).toBeLessThan(5_000);
+      // Far below the 600 s channel wait, with room for pg-boss's own stop on a loaded machine.
+      expect(Date.now() - stopping).toBeLessThan(30_000);
       expect((await digestRuns(store.db)).at(-1)).toMatchObject({
         outcome: 'failed',
         detail: 'steward stopped before the test channel was up',
       });
       expect(out.ownerNotices('test')).toHaveLength(2);
-    });
+    }, 120_000);
 
     it('pause, resume, remove, run now and list, from chat', async () => {
       const h = await start([reply('Run now.'), reply('After resume.'), reply('extra')]);

@@ -5,13 +5,17 @@ import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:c
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../src/limits.ts';
 import { type ScriptedModel, startScriptedModel } from './support/scripted-model.ts';
 import { tempDir } from './support/services.ts';
 import { waitFor } from './support/telegram-emulator.ts';
 
 const BIN = resolve(import.meta.dirname, '../bin/steward.js');
-/** The grace a stop gives running turns (Limits.stopGraceMs), plus start-up slack on a busy machine. */
-const EXIT_WITHIN_MS = 8000;
+/**
+ * The grace a stop gives running turns (Limits.stopGraceMs), plus slack for closing the database
+ * and exiting on a busy machine.
+ */
+const EXIT_WITHIN_MS = DEFAULT_LIMITS.stopGraceMs + 15_000;
 
 function chat(env: Record<string, string>) {
   const child = spawn(process.execPath, [BIN, 'chat'], {

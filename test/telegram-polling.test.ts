@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Api, GrammyError, HttpError } from 'grammy';
 import type { Update } from 'grammy/types';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type GetUpdatesArgs, startPolling, updateLedger } from '../adapters/telegram/confirmed-polling.ts';
 import { TelegramConflictError } from '../adapters/telegram/errors.ts';
 import { liveMessage } from '../adapters/telegram/live-message.ts';
@@ -239,7 +239,13 @@ describe('the channel when another process polls the same token', () => {
 });
 
 describe('a streamed message', () => {
+  // Fake clock: on a loaded machine real timers stretch the update loop, and with it the number of
+  // edit slots it spans.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
   it('is sent once and then edited at most once per interval, ending on the newest text', async () => {
+    vi.useFakeTimers();
     const events: Array<{ at: number; method: string; text: string }> = [];
     const api = {
       raw: {
@@ -259,9 +265,11 @@ describe('a streamed message', () => {
     for (let i = 0; i < 30; i++) {
       text += `${i} `;
       message.update(text);
-      await new Promise((r) => setTimeout(r, 10));
+      await vi.advanceTimersByTimeAsync(10);
     }
-    await message.settle('final answer');
+    const settled = message.settle('final answer');
+    await vi.runAllTimersAsync();
+    await settled;
     expect(events.filter((e) => e.method === 'send')).toHaveLength(1);
     const edits = events.filter((e) => e.method === 'edit');
     expect(edits.length).toBeGreaterThan(0);

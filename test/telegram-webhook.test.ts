@@ -13,7 +13,14 @@ import { openStore, type Runtime } from '../cli/runtime.ts';
 import { createLogger } from '../src/log.ts';
 import type { Db } from '../src/store/db.ts';
 import { runChannel } from './support/run-channel.ts';
-import { reply, type ScriptedModel, type ScriptStep, startScriptedModel } from './support/scripted-model.ts';
+import {
+  reply,
+  type ScriptedModel,
+  type ScriptStep,
+  sseEvent,
+  startScriptedModel,
+  wireChunk,
+} from './support/scripted-model.ts';
 import { tempDir } from './support/services.ts';
 import {
   emulatorRuntime,
@@ -64,9 +71,12 @@ describe('the Telegram channel in webhook mode', () => {
   let db: Db | undefined;
   let stopChannel: (() => Promise<void>) | undefined;
   let url = '';
+  /** User messages whose insert has returned, in order: what the log holds at a given moment. */
+  let logged: string[] = [];
 
   beforeEach(async () => {
     dir = tempDir();
+    logged = [];
     workspace = join(dir.path, 'workspace');
     mkdirSync(workspace, { recursive: true });
     emulator = await startTelegramEmulator();
@@ -82,6 +92,27 @@ describe('the Telegram channel in webhook mode', () => {
     dir.remove();
   });
 
+  /**
+   * The database, noting each user message once its insert returned (a lone statement commits).
+   * The insert waits a little first, so that a 200 sent before it would reach the test first.
+   */
+  const watched = (target: Db): Db =>
+    new Proxy(target, {
+      get(t, prop) {
+        if (prop !== 'query') {
+          const value = Reflect.get(t, prop, t);
+          return typeof value === 'function' ? value.bind(t) : value;
+        }
+        return async (sql: string, params?: unknown[]) => {
+          const userMessage = /^insert into session_events/.test(sql) && params?.[2] === 'user_message';
+          if (userMessage) await new Promise((resolve) => setTimeout(resolve, 300));
+          const result = await t.query(sql, params);
+          if (userMessage) logged.push(String((JSON.parse(String(params?.[3])) as { text?: unknown }).text));
+          return result;
+        };
+      },
+    });
+
   const runtime = (): Runtime => {
     if (!model) throw new Error('start the model first');
     return emulatorRuntime({
@@ -96,7 +127,7 @@ describe('the Telegram channel in webhook mode', () => {
   const start = async () => {
     const rt = runtime();
     db ??= await openStore(rt);
-    const built = await buildAssistant(rt, db, { telegram: String(OWNER) });
+    const built = await buildAssistant(rt, watched(db), { telegram: String(OWNER) });
     const telegram = rt.config.telegram;
     if (!telegram) throw new Error('telegram is not configured');
     const abort = new AbortController();
@@ -160,14 +191,28 @@ describe('the Telegram channel in webhook mode', () => {
   });
 
   it("answers 200 once the owner's message is logged, before the reply; the same update again is not answered twice", async () => {
-    model = await startScriptedModel([{ ...reply('Hello from the webhook.'), headerDelayMs: 600 }]);
+    // The model's answer waits until the test has looked: the 200 cannot lean on the reply.
+    const answer = Promise.withResolvers<void>();
+    model = await startScriptedModel([
+      {
+        raw: [
+          sseEvent(wireChunk({ role: 'assistant', content: 'Hello from the webhook.' })),
+          sseEvent(wireChunk({}, 'stop')),
+          'data: [DONE]\n\n',
+        ],
+        gate: { before: 0, open: answer.promise },
+      },
+    ]);
     await start();
     const update = messageUpdate(OWNER, 'hello');
     const response = await post(update);
+    const loggedAtThe200 = [...logged];
     expect(response.status).toBe(200);
     // At the moment of the 200 the message is in the event log, and the model has not answered.
+    expect(loggedAtThe200).toEqual(['hello']);
     expect(await userMessages()).toEqual(['hello']);
     expect(withText('Hello from the webhook.')()).toBeUndefined();
+    answer.resolve();
     await waitFor(withText('Hello from the webhook.'), 'the reply');
 
     const again = await post(update);
