@@ -66,4 +66,16 @@ describe('typing notices', () => {
     await Promise.all([notice('!a', true), notice('!a', false)]);
     expect(sent).toEqual([true, false]);
   });
+
+  it('is not held by a send that throws at once', async () => {
+    const sent: boolean[] = [];
+    const notice = orderedNotices((_room, on) => {
+      sent.push(on);
+      if (on) throw new Error('thrown before any promise');
+      return Promise.resolve();
+    });
+    await notice('!a', true);
+    await notice('!a', false);
+    expect(sent).toEqual([true, false]);
+  });
 });

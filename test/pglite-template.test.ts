@@ -4,6 +4,7 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   statSync,
   symlinkSync,
@@ -130,22 +131,54 @@ describe('the empty database template', () => {
     await db.close();
   }, 120_000);
 
-  it('runs initdb in a folder that exists, through a link too, keeping what it holds', async () => {
-    const mount = join(dir.path, 'disk');
-    mkdirSync(join(mount, 'lost+found'), { recursive: true });
-    mkdirSync(join(dir.path, 'mounted'));
+  it('runs initdb in a folder that exists (a mount point), keeping its lost+found', async () => {
     const target = join(dir.path, 'mounted', 'pg');
-    symlinkSync(mount, target);
+    mkdirSync(join(target, 'lost+found'), { recursive: true });
     const db = await openPglite(target, { template: null });
     try {
       expect((await db.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
     } finally {
       await db.close();
     }
-    expect(existsSync(join(mount, 'PG_VERSION'))).toBe(true);
-    expect(statSync(join(mount, 'lost+found')).isDirectory()).toBe(true);
-    expect(lstatSync(target).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(target, 'PG_VERSION'))).toBe(true);
+    expect(statSync(join(target, 'lost+found')).isDirectory()).toBe(true);
   }, 120_000);
+
+  it.each([{ template: null }, {}])(
+    'refuses a folder holding files but no database, or a link, and leaves them as they are (%o)',
+    async (options) => {
+      const root = join(dir.path, `refused-${'template' in options ? 'initdb' : 'copy'}`);
+      const busy = join(root, 'busy', 'pg');
+      mkdirSync(busy, { recursive: true });
+      writeFileSync(join(busy, 'postgresql.conf'), 'mine');
+      const own = { ...options, ...('template' in options ? {} : { template }) };
+      await expect(openPglite(busy, own)).rejects.toThrow(
+        /^database: cannot open the embedded database at .*busy\/pg: it holds files but no database \(no PG_VERSION: postgresql\.conf\); move them out of it, or use PostgreSQL with STEWARD_DATABASE_URL$/,
+      );
+      expect(readFileSync(join(busy, 'postgresql.conf'), 'utf8')).toBe('mine');
+      expect(readdirSync(join(root, 'busy'))).toEqual(['pg']);
+
+      const elsewhere = join(root, 'disk');
+      mkdirSync(elsewhere);
+      mkdirSync(join(root, 'linked'));
+      const link = join(root, 'linked', 'pg');
+      symlinkSync(elsewhere, link);
+      await expect(openPglite(link, own)).rejects.toThrow(
+        /^database: cannot open the embedded database at .*linked\/pg: it is a symbolic link \(to .*disk\), which the embedded database cannot be opened through; set STEWARD_DATA_DIR/,
+      );
+      expect(lstatSync(link).isSymbolicLink()).toBe(true);
+      expect(readdirSync(elsewhere)).toEqual([]);
+      expect(readdirSync(join(root, 'linked'))).toEqual(['pg']);
+    },
+  );
+
+  it('removes an initdb folder a killed process left beside, on a copy too', async () => {
+    const parent = join(dir.path, 'leftover');
+    mkdirSync(join(parent, 'pg.initdb-999999', 'base'), { recursive: true });
+    const db = await openPglite(join(parent, 'pg'), { template });
+    await db.close();
+    expect(readdirSync(parent)).toEqual(['pg']);
+  }, 60_000);
 
   it('without one, the first open runs initdb', async () => {
     const db = await openPglite(join(dir.path, 'initdb', 'pg'), { template: null });

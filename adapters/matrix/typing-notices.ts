@@ -17,17 +17,22 @@ export function orderedNotices(
       return busy.done;
     }
     const state: { next?: boolean; done: Promise<void> } = { next: on, done: Promise.resolve() };
+    // Held before the first send runs, so that one throwing at once still frees the room.
+    rooms.set(room, state);
     state.done = (async () => {
       try {
         for (let wanted = state.next; wanted !== undefined; wanted = state.next) {
           state.next = undefined;
-          await send(room, wanted).catch(() => {});
+          try {
+            await send(room, wanted);
+          } catch {
+            // `send` reports its own failures; the next notice still goes.
+          }
         }
       } finally {
         rooms.delete(room);
       }
     })();
-    rooms.set(room, state);
     return state.done;
   };
 }

@@ -21,9 +21,10 @@ export function flushFolder(path: string): void {
   }
 }
 
-/** Each file, then each folder, of `root` on disk (a folder after what it holds). */
-export function flushTree(root: string): void {
+/** Each file, then each folder, of `root` on disk (a folder after what it holds), but `except`. */
+export function flushTree(root: string, except: string[] = []): void {
   for (const entry of readdirSync(root, { withFileTypes: true })) {
+    if (except.includes(entry.name)) continue;
     const path = join(root, entry.name);
     if (entry.isDirectory()) flushTree(path);
     else if (entry.isFile()) flushPath(path);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
@@ -93,9 +93,14 @@ function reason(error: unknown): string {
   return typeof errno === 'number' ? `a file system call failed (Emscripten errno ${errno})` : String(error);
 }
 
+/** A new file system's own folder, found in a data folder that is a mount point: not the owner's. */
+const LOST_FOUND = 'lost+found';
+
 /** The database at `dir`, copied from the template or made by initdb when there is none yet. */
 async function createInPlace(dir: string, options: PgliteOptions): Promise<PGlite> {
   const template = options.template === undefined ? defaultTemplatePath() : options.template;
+  refuseUnusable(dir);
+  removeLeftovers(dir);
   let copied = false;
   try {
     copied = copyTemplate(template ?? undefined, dir);
@@ -105,24 +110,54 @@ async function createInPlace(dir: string, options: PgliteOptions): Promise<PGlit
       `database: could not copy the empty database from ${template} (${(error as Error).message.replace(/\s+/g, ' ').trim()}); making it with initdb instead, which takes a few seconds`,
     );
   }
-  if (copied || existsSync(join(dir, 'PG_VERSION'))) return createPglite(realpathSync(dir));
+  if (copied || existsSync(join(dir, 'PG_VERSION'))) return createPglite(dir);
   if (!existsSync(dir)) await initdbBeside(dir);
-  else await initdbInPlace(realpathSync(dir));
-  return createPglite(realpathSync(dir));
+  else await initdbInPlace(dir);
+  return createPglite(dir);
+}
+
+/**
+ * Refuses, before anything is written, a folder PGlite cannot use or that is not a database:
+ * PGlite's file system cannot open a database through a symbolic link (and the lock beside it
+ * would not guard the folder's other names), and initdb in a folder holding files would replace
+ * any of them that PostgreSQL also writes.
+ */
+function refuseUnusable(dir: string): void {
+  if (lstatOrUndefined(dir)?.isSymbolicLink())
+    throw new Error(
+      `it is a symbolic link (to ${readlinkSync(dir)}), which the embedded database cannot be opened through; set STEWARD_DATA_DIR to a folder whose pg is the real one`,
+    );
+  if (existsSync(join(dir, 'PG_VERSION')) || !existsSync(dir)) return;
+  const held = readdirSync(dir).filter((name) => name !== LOST_FOUND);
+  if (held.length > 0)
+    throw new Error(
+      `it holds files but no database (no PG_VERSION: ${held.slice(0, 3).join(', ')}${held.length > 3 ? ', …' : ''}); move them out of it, or use PostgreSQL with STEWARD_DATABASE_URL`,
+    );
+}
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** initdb folders that killed processes left beside `dir` (the caller holds the lock). */
+function removeLeftovers(dir: string): void {
+  for (const name of readdirSync(dirname(dir)))
+    if (name.startsWith(`${basename(dir)}.initdb-`))
+      rmSync(join(dirname(dir), name), { recursive: true, force: true });
 }
 
 /**
  * initdb writes PG_VERSION a moment before it ends, so one cut off in place by a kill or a power
  * cut leaves a folder the next open takes for a whole database. When `dir` does not exist yet (the
  * folder steward makes itself) initdb runs in one beside it, renamed into place once its files are
- * on disk, as a template copy is; one a killed process left there is removed first (the caller
- * holds the lock). Nothing is ever removed from `dir` itself.
+ * on disk, as a template copy is. Nothing is ever removed from `dir` itself.
  */
 async function initdbBeside(dir: string): Promise<void> {
   const parent = dirname(dir);
-  for (const name of readdirSync(parent))
-    if (name.startsWith(`${basename(dir)}.initdb-`))
-      rmSync(join(parent, name), { recursive: true, force: true });
   const building = `${dir}.initdb-${process.pid}`;
   mkdirSync(building, { mode: 0o700 });
   try {
@@ -135,17 +170,13 @@ async function initdbBeside(dir: string): Promise<void> {
 }
 
 /**
- * initdb in a folder that exists (a mount point, a link's target, a folder the owner made): it
- * cannot be renamed into place, so a cut-off initdb there is not covered.
+ * initdb in a folder that exists (a mount point, a folder the owner made): it cannot be renamed
+ * into place, so a cut-off initdb there is not covered.
  */
 async function initdbInPlace(dir: string): Promise<void> {
-  const pglite = await createPglite(dir);
-  try {
-    // initdb's files arrive by plain writes, and PostgreSQL, finding a cluster shut down cleanly,
-    // flushes only what it changes later: they are flushed here, as a template copy is.
-    flushTree(dir);
-    flushFolder(dirname(dir));
-  } finally {
-    await pglite.close();
-  }
+  await (await createPglite(dir)).close();
+  // initdb's files arrive by plain writes, and PostgreSQL, finding a cluster shut down cleanly,
+  // flushes only what it changes later: they are flushed here, once closed, as a template copy is.
+  flushTree(dir, [LOST_FOUND]);
+  flushFolder(dirname(dir));
 }
