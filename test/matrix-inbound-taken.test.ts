@@ -1,7 +1,8 @@
 // An owner's Matrix event is "taken" (safe for the sync loop to confirm, and marked seen) only once
 // the assistant has it in its log. It used to be marked seen as it arrived: a kill before the log
 // left it seen, so the homeserver's second delivery after the restart was skipped and the message
-// lost. The router runs here with the assistant and the room operations as fakes.
+// lost. The router runs here with the assistant and the room operations as fakes; so does its
+// typing, which overlapping work in one room shares.
 import { describe, expect, it } from 'vitest';
 import { type InboundDeps, inboundRouter } from '../adapters/matrix/inbound.ts';
 import type { StoredPrompt } from '../adapters/matrix/state-store.ts';
@@ -16,6 +17,7 @@ function router(
     decide?: () => Promise<DecideResult>;
     prompts?: StoredPrompt[];
     send?: () => Promise<unknown>;
+    typing?: (room: string, on: boolean) => Promise<void>;
   } = {},
 ) {
   const seen = new Set<string>();
@@ -31,7 +33,7 @@ function router(
     owner: OWNER,
     botId: '@bot:hs',
     ops: {
-      typing: async () => {},
+      typing: more.typing ?? (async () => {}),
       encrypted: async () => false,
       encryptionChanged: () => {},
       send: more.send ?? (async () => '$sent'),
@@ -48,11 +50,11 @@ function router(
     decrypts: false,
   } as unknown as InboundDeps;
   const r = inboundRouter(deps);
-  const deliver = (id: string, text = 'hello') =>
+  const deliver = (id: string, text = 'hello', room = '!room') =>
     r.onEvent(
       'room.event',
       [
-        '!room',
+        room,
         { event_id: id, type: 'm.room.message', sender: OWNER, content: { msgtype: 'm.text', body: text } },
       ],
       { initial: false, decrypted: false },
@@ -127,5 +129,35 @@ describe('a Matrix event is taken once it is in the log', () => {
     const usage = await t.deliver('$d', '!output');
     expect(await settled(usage?.taken as Promise<void>)).toBe('resolved');
     expect(t.seen.has('$d')).toBe(true);
+  });
+});
+
+describe('typing in a room', () => {
+  it('stays on while a turn runs there, though a decision for that room ends meanwhile', async () => {
+    const notices: string[] = [];
+    let endTurn = () => {};
+    const prompt = { eventId: '$p', requestId: 'r1', turnRoom: '!room', promptRoom: '!dm' } as StoredPrompt;
+    const t = router(
+      (_m, hooks) => {
+        hooks?.accepted?.();
+        return new Promise<void>((resolve) => {
+          endTurn = resolve;
+        });
+      },
+      {
+        prompts: [prompt],
+        decide: async () => ({ ok: true, resumed: Promise.resolve() }),
+        typing: async (room, on) => void notices.push(`${room}:${on}`),
+      },
+    );
+    const turn = await t.deliver('$m', 'hello');
+    await turn?.taken;
+    const answer = await t.deliver('$a', 'once', '!dm');
+    await answer?.taken;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(notices).toEqual(['!room:true', '!room:true']);
+    endTurn();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(notices).toEqual(['!room:true', '!room:true', '!room:false']);
   });
 });

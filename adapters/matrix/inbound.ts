@@ -127,14 +127,23 @@ export function inboundRouter(deps: InboundDeps) {
     return taken.promise;
   };
 
+  // How many pieces of work are typing in each room: a decision taken while a turn runs in the
+  // same room must not say "stopped" for both.
+  const typingIn = new Map<string, number>();
   const typing = async <T>(room: string, work: () => Promise<T>): Promise<T> => {
+    typingIn.set(room, (typingIn.get(room) ?? 0) + 1);
     void ops.typing(room, true);
     const timer = setInterval(() => void ops.typing(room, true), deps.typingEveryMs);
     try {
       return await work();
     } finally {
       clearInterval(timer);
-      void ops.typing(room, false);
+      const left = (typingIn.get(room) ?? 1) - 1;
+      if (left > 0) typingIn.set(room, left);
+      else {
+        typingIn.delete(room);
+        void ops.typing(room, false);
+      }
     }
   };
 
