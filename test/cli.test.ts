@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runSteward } from './support/run-steward.ts';
@@ -190,6 +190,16 @@ describe('steward chat against an OpenAI-compatible endpoint', () => {
     expect(missing.code).toBe(1);
     expect(missing.stdout).toContain('FAIL model     ');
     expect(missing.stdout).toContain('does not list model "absent"; it serves test-model, other');
+
+    // A link where the database goes is what start would refuse, not a database yet to be made.
+    symlinkSync('gone', join(data.path, 'pg'));
+    try {
+      const linked = await runSteward(['doctor'], { env: env(model.baseUrl) });
+      expect(linked.code).toBe(1);
+      expect(lines(linked.stdout)[1]).toMatch(/^FAIL database .*pg: it is a symbolic link \(to \/.*\/gone\)/);
+    } finally {
+      rmSync(join(data.path, 'pg'));
+    }
   });
 });
 

@@ -162,13 +162,22 @@ describe('the empty database template', () => {
       mkdirSync(elsewhere);
       mkdirSync(join(root, 'linked'));
       const link = join(root, 'linked', 'pg');
-      symlinkSync(elsewhere, link);
+      symlinkSync('../disk', link);
       await expect(openPglite(link, own)).rejects.toThrow(
-        /^database: cannot open the embedded database at .*linked\/pg: it is a symbolic link \(to .*disk\), which the embedded database cannot be opened through; set STEWARD_DATA_DIR/,
+        /^database: cannot open the embedded database at .*linked\/pg: it is a symbolic link \(to \/.*\/disk\), and the lock beside it would not guard the folder's other names; put the folder itself there/,
       );
       expect(lstatSync(link).isSymbolicLink()).toBe(true);
       expect(readdirSync(elsewhere)).toEqual([]);
       expect(readdirSync(join(root, 'linked'))).toEqual(['pg']);
+
+      // PostgreSQL's folders without PG_VERSION: an initdb in place cut off, or a damaged database.
+      const cut = join(root, 'cut', 'pg');
+      mkdirSync(join(cut, 'base'), { recursive: true });
+      mkdirSync(join(cut, 'global'));
+      await expect(openPglite(cut, own)).rejects.toThrow(
+        /: it holds PostgreSQL's folders but no PG_VERSION \(a first start cut off, or a damaged database\); empty it if it was never used, or restore PG_VERSION or a backup if it was$/,
+      );
+      expect(readdirSync(cut).sort()).toEqual(['base', 'global']);
     },
   );
 

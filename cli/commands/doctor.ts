@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { checkMatrixCredentials } from '../../adapters/matrix/check-credentials.ts';
 import { checkMatrixE2ee } from '../../adapters/matrix/check-e2ee.ts';
 import { cryptoStoreStatus } from '../../adapters/matrix/crypto-store.ts';
@@ -12,7 +11,7 @@ import { checkSandbox } from '../../src/sandbox/check.ts';
 import { sandboxClient } from '../../src/sandbox/client.ts';
 import { findHostShell } from '../../src/sandbox/host-jail.ts';
 import { loadMigrations, schemaStatus } from '../../src/store/migrate.ts';
-import { embeddedDbPath, openDb } from '../../src/store/open-db.ts';
+import { embeddedDbPath, embeddedDbPresent, openDb } from '../../src/store/open-db.ts';
 import type { CliIo } from '../io.ts';
 import { serverLine } from '../mcp.ts';
 import { stateChecks } from './doctor-state.ts';
@@ -67,7 +66,7 @@ export async function doctorCommand(io: CliIo): Promise<number> {
     line(
       'e2ee',
       await checkMatrixE2ee(async () => {
-        if (!config.databaseUrl && !existsSync(embeddedDbPath(config.dataDir))) return [];
+        if (!config.databaseUrl && !embeddedDbPresent(config.dataDir)) return [];
         const db = await openDb(config);
         try {
           return await cryptoStoreStatus(db);
@@ -92,7 +91,7 @@ export async function doctorCommand(io: CliIo): Promise<number> {
 async function checkDatabase(
   config: Config,
 ): Promise<{ result: CheckResult; state: Array<[string, CheckResult]> }> {
-  if (!config.databaseUrl && !existsSync(embeddedDbPath(config.dataDir))) {
+  if (!config.databaseUrl && !embeddedDbPresent(config.dataDir)) {
     const detail = `embedded; created at ${embeddedDbPath(config.dataDir)} on first use`;
     return { result: { status: 'ok', detail }, state: [] };
   }

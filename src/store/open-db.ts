@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from './db.ts';
 import type { PgliteOptions } from './pglite-db.ts';
@@ -18,6 +19,19 @@ export async function openDb(opts: {
 
 export function embeddedDbPath(dataDir: string): string {
   return join(dataDir, 'pg');
+}
+
+/**
+ * Something is at the embedded database's path, a link too (even one to nothing), so that a check
+ * opens it and meets what `start` would, instead of reporting a database yet to be made.
+ */
+export function embeddedDbPresent(dataDir: string): boolean {
+  try {
+    lstatSync(embeddedDbPath(dataDir));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function openPostgres(url: string): Promise<Db> {

@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { StoreError } from '../errors.ts';
@@ -117,22 +117,28 @@ async function createInPlace(dir: string, options: PgliteOptions): Promise<PGlit
 }
 
 /**
- * Refuses, before anything is written, a folder PGlite cannot use or that is not a database:
- * PGlite's file system cannot open a database through a symbolic link (and the lock beside it
- * would not guard the folder's other names), and initdb in a folder holding files would replace
- * any of them that PostgreSQL also writes.
+ * Refuses, before anything is written, a folder that cannot safely become or be the database: a
+ * symbolic link (the lock beside it would not guard the folder's other names, and PGlite's file
+ * system cannot open through one), and a folder holding files but no database, where initdb
+ * would replace any of them that PostgreSQL also writes.
  */
 function refuseUnusable(dir: string): void {
   if (lstatOrUndefined(dir)?.isSymbolicLink())
     throw new Error(
-      `it is a symbolic link (to ${readlinkSync(dir)}), which the embedded database cannot be opened through; set STEWARD_DATA_DIR to a folder whose pg is the real one`,
+      `it is a symbolic link (to ${resolve(dirname(dir), readlinkSync(dir))}), and the lock beside it would not guard the folder's other names; put the folder itself there (mv it into place) or bind-mount it`,
     );
   if (existsSync(join(dir, 'PG_VERSION')) || !existsSync(dir)) return;
   const held = readdirSync(dir).filter((name) => name !== LOST_FOUND);
-  if (held.length > 0)
+  if (held.length === 0) return;
+  const listed = `${held.slice(0, 3).join(', ')}${held.length > 3 ? ', …' : ''}`;
+  // PostgreSQL's own folders without PG_VERSION: an initdb in place (a mount point) was cut off.
+  if (held.includes('global') && held.includes('base'))
     throw new Error(
-      `it holds files but no database (no PG_VERSION: ${held.slice(0, 3).join(', ')}${held.length > 3 ? ', …' : ''}); move them out of it, or use PostgreSQL with STEWARD_DATABASE_URL`,
+      "it holds PostgreSQL's folders but no PG_VERSION (a first start cut off, or a damaged database); empty it if it was never used, or restore PG_VERSION or a backup if it was",
     );
+  throw new Error(
+    `it holds files but no database (no PG_VERSION: ${listed}); move them out of it, or use PostgreSQL with STEWARD_DATABASE_URL`,
+  );
 }
 
 function lstatOrUndefined(path: string) {
