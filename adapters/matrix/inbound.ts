@@ -21,6 +21,7 @@ import { quotedReply } from './quoted-reply.ts';
 import type { MatrixStateStore, StoredPrompt } from './state-store.ts';
 import type { MatrixEvent } from './sync-loop.ts';
 import { type RendererDeps, sendOutputFile } from './turn-renderer.ts';
+import { typingWhile } from './typing-notices.ts';
 
 export const MATRIX_CHANNEL = 'matrix';
 
@@ -127,25 +128,7 @@ export function inboundRouter(deps: InboundDeps) {
     return taken.promise;
   };
 
-  // How many pieces of work are typing in each room: a decision taken while a turn runs in the
-  // same room must not say "stopped" for both.
-  const typingIn = new Map<string, number>();
-  const typing = async <T>(room: string, work: () => Promise<T>): Promise<T> => {
-    typingIn.set(room, (typingIn.get(room) ?? 0) + 1);
-    void ops.typing(room, true);
-    const timer = setInterval(() => void ops.typing(room, true), deps.typingEveryMs);
-    try {
-      return await work();
-    } finally {
-      clearInterval(timer);
-      const left = (typingIn.get(room) ?? 1) - 1;
-      if (left > 0) typingIn.set(room, left);
-      else {
-        typingIn.delete(room);
-        void ops.typing(room, false);
-      }
-    }
-  };
+  const typing = typingWhile(ops.typing, deps.typingEveryMs);
 
   /**
    * Gives the decision to `prompts` in order until one takes it (`explicit`: the owner named the
