@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
@@ -10,7 +10,7 @@ import { flushFolder, flushTree } from './flush.ts';
 import { periodicCheckpoints } from './pglite-checkpoints.ts';
 import { FsyncNodeFS, fsyncFailed } from './pglite-fsync.ts';
 import { takeLock } from './pglite-lock.ts';
-import { copyTemplate, defaultTemplatePath } from './pglite-template.ts';
+import { copyTemplate, defaultTemplatePath, lstatOrUndefined } from './pglite-template.ts';
 import { storableParams } from './storable.ts';
 
 /** PGlite's own start parameters, then ours (a later -c wins). */
@@ -98,9 +98,11 @@ const LOST_FOUND = 'lost+found';
 
 /** The database at `dir`, copied from the template or made by initdb when there is none yet. */
 async function createInPlace(dir: string, options: PgliteOptions): Promise<PGlite> {
-  const template = options.template === undefined ? defaultTemplatePath() : options.template;
   refuseUnusable(dir);
+  // Every later open: nothing to make, and nothing beside to tidy (each path that made `dir` did).
+  if (existsSync(join(dir, 'PG_VERSION'))) return createPglite(dir);
   removeLeftovers(dir);
+  const template = options.template === undefined ? defaultTemplatePath() : options.template;
   let copied = false;
   try {
     copied = copyTemplate(template ?? undefined, dir);
@@ -110,9 +112,10 @@ async function createInPlace(dir: string, options: PgliteOptions): Promise<PGlit
       `database: could not copy the empty database from ${template} (${(error as Error).message.replace(/\s+/g, ' ').trim()}); making it with initdb instead, which takes a few seconds`,
     );
   }
-  if (copied || existsSync(join(dir, 'PG_VERSION'))) return createPglite(dir);
-  if (!existsSync(dir)) await initdbBeside(dir);
-  else await initdbInPlace(dir);
+  if (!copied) {
+    if (existsSync(dir)) await initdbInPlace(dir);
+    else await initdbBeside(dir);
+  }
   return createPglite(dir);
 }
 
@@ -139,14 +142,6 @@ function refuseUnusable(dir: string): void {
   throw new Error(
     `it holds files but no database (no PG_VERSION: ${listed}); move them out of it, or use PostgreSQL with STEWARD_DATABASE_URL`,
   );
-}
-
-function lstatOrUndefined(path: string) {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 /** initdb folders that killed processes left beside `dir` (the caller holds the lock). */

@@ -85,7 +85,8 @@ export function copyTemplate(template: string | undefined, dir: string): boolean
   return true;
 }
 
-function lstatOrUndefined(path: string) {
+/** `path`'s own status (a link's, not its target's), or undefined when nothing is there. */
+export function lstatOrUndefined(path: string) {
   try {
     return lstatSync(path);
   } catch (error) {
